@@ -30,10 +30,11 @@ from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
-from memctl.ingest.parse.common import REDACTED_ID, Parsed
+from memctl.ingest.parse.common import REDACTED_ID, SUBAGENT, Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.followed import Followed, digests
+from memctl.memories.injected import strip_injected
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, secret_in_id
 from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
@@ -56,6 +57,7 @@ from memctl.store.sessions import (
     insert_messages,
     message_hashes,
     read_mark,
+    said_before,
     save_read_mark,
     save_session,
     session_known_as,
@@ -411,14 +413,23 @@ class _Known:
     Past the first difference (a rewritten transcript), a message counts as
     known while the rest of the stored messages still holds one like it. A forgotten or
     redacted message's digest is keyed (``store.forget.key_digests``): ``key`` gives a
-    parsed message's keyed digest too, taken only when the session holds one.
+    parsed message's keyed digest too, taken only when the session holds one. A file read
+    on from its last capture may restate a message stored before that point (Gemini CLI
+    writes the history again in a ``$set`` when a session is resumed or compressed):
+    ``before`` says whether one of those words and that time is stored there.
     """
 
-    def __init__(self, stored: list[str], key: Callable[[], bytes | None]) -> None:
+    def __init__(
+        self,
+        stored: list[str],
+        key: Callable[[], bytes | None],
+        before: Callable[[Message], bool] = lambda message: False,
+    ) -> None:
         self._stored = stored
         self._index = 0
         self._rest: Counter[str] | None = None
         self._key = key() if any(d.startswith(KEYED) for d in stored) else None
+        self._before = before
 
     def seen(self, message: Message) -> bool:
         digests = {message.content_hash}
@@ -430,13 +441,13 @@ class _Known:
                 self._index += 1
                 return True
             if self._index >= len(self._stored):
-                return False
+                return self._before(message)
             self._rest = Counter(self._stored[self._index :])
         for digest in digests:
             if self._rest[digest] > 0:
                 self._rest[digest] -= 1
                 return True
-        return False
+        return self._before(message)
 
 
 def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
@@ -515,6 +526,16 @@ def store_transcript(
         session = stored or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
+        messages = chain([first], messages)
+        if stored is None:
+            messages, said = _said_anything(messages)
+            if not said:  # the client's own context alone: no session (a Gemini resume's)
+                report.problems = [
+                    f"{name} holds nothing but what {transcript.client} "
+                    "injected (its context): no session stored"
+                ]
+                report.lines = dict(sorted(transcript.tally.lines.items()))
+                return Captured(report, session, [])
         if session.forgotten_at:  # `memctl sessions forget`: read past, never stored again
             for _ in messages:
                 pass
@@ -532,11 +553,13 @@ def store_transcript(
         by_requests = stored is not None and session.title == stored_title(db, session_id)
         after = opened.after if opened else 0
         known = _Known(
-            message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
+            message_hashes(db, session_id, after),
+            lambda: known_forget_key(ctx.settings.home),
+            lambda m: (
+                after > 0 and said_before(db, session_id, after, m.content_hash, m.created_at)
+            ),
         )
-        parsed = hidden_as_before(
-            ctx, session_id, chain([first], messages), report.redactions.secrets
-        )
+        parsed = hidden_as_before(ctx, session_id, messages, report.redactions.secrets)
         for message in _new_messages(db, parsed, known, session, write=not dry_run):
             report.messages_new += 1
             recent.append(message)
@@ -571,6 +594,18 @@ def store_transcript(
     report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
+
+
+def _said_anything(messages: Iterator[Parsed]) -> tuple[Iterator[Parsed], bool]:
+    """The messages again, and whether any holds more than the environment and
+    instructions a client sets a session up with; read only as far as the first that
+    does."""
+    read: list[Parsed] = []
+    for message in messages:
+        read.append(message)
+        if not strip_injected(message.content.removeprefix(SUBAGENT)).setting_up:
+            return chain(read, messages), True
+    return iter(read), False
 
 
 def _mark(

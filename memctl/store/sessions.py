@@ -103,6 +103,21 @@ def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
     ]
 
 
+def said_before(
+    db: Database, session_id: str, through: int, content_hash: str, created_at: str
+) -> bool:
+    """Whether the session holds, at seq ``through`` or before, a message of these words
+    (``content_hash``) said at ``created_at``."""
+    return (
+        db.value(
+            "SELECT 1 FROM messages WHERE session_id = ? AND seq <= ? AND content_hash = ? "
+            "AND created_at = ? LIMIT 1",
+            (session_id, through, content_hash, created_at),
+        )
+        is not None
+    )
+
+
 def _mark_keys(path: str, key: bytes | None) -> tuple[str, str]:
     """The keys a transcript's read mark may be kept under: the digest of its path, and
     for a forgotten session's transcript that digest keyed (``key_read_marks``; the
