@@ -118,10 +118,16 @@ HANDBACK = lazy(r"\A\[Subagent hand-back\][^\n]*?The report follows:\n", re.S)
 # feedback, or without one: 2.0.4x's "... doesn't want to take this action right now. STOP
 # ...", which read as a failure made a fact of a refused `git push` "fixed by" the next
 # commit), or (Claude Code 1.0 without a prompt, as in print mode) the permission was never
-# granted.
+# granted; GitHub Copilot CLI's (1.0.102, its runtime's words) when the person said no
+# (error code "rejected"), or when no rule allowed the call and no one was there to ask
+# (code "denied": `copilot -p` without --allow-all)
 REFUSED = lazy(
     r"^(?:The user doesn't want to (?:proceed with this tool use|take this action)|"
-    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
+    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet|"
+    r"The user rejected this tool call|"
+    r"Permission denied (?:because no interactive user response was available|"
+    r"because the assisted approval check did not approve|"
+    r"and could not request permission from user))",
     re.I,
 )
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
