@@ -415,8 +415,9 @@ class _Known:
     redacted message's digest is keyed (``store.forget.key_digests``): ``key`` gives a
     parsed message's keyed digest too, taken only when the session holds one. A file read
     on from its last capture may restate a message stored before that point (Gemini CLI
-    writes the history again in a ``$set`` when a session is resumed or compressed):
-    ``before`` says whether one of those words and that time is stored there.
+    writes the history again in a ``$set`` when a session is resumed or compressed: the
+    tally's ``restated``): ``before`` says whether one of those words and that time is
+    stored there.
     """
 
     def __init__(
@@ -556,7 +557,9 @@ def store_transcript(
             message_hashes(db, session_id, after),
             lambda: known_forget_key(ctx.settings.home),
             lambda m: (
-                after > 0 and said_before(db, session_id, after, m.content_hash, m.created_at)
+                after > 0
+                and transcript.tally.restated
+                and said_before(db, session_id, after, m.content_hash, m.created_at)
             ),
         )
         parsed = hidden_as_before(ctx, session_id, messages, report.redactions.secrets)

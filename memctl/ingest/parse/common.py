@@ -294,6 +294,9 @@ class Tally:
     subagent: bool = False
     # in a sub-agent's own thread, the turn read now is one the person started (Codex)
     persons_turn: bool = False
+    # the transcript writes its history again (Gemini CLI's ``$set`` of messages, on a
+    # resume or a compression): a message read may be one said before
+    restated: bool = False
 
     def keep(self, kind: str) -> None:
         self.lines[f"{KEPT}{kind}"] += 1
