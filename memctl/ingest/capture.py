@@ -30,10 +30,11 @@ from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
-from memctl.ingest.parse.common import REDACTED_ID, Parsed
+from memctl.ingest.parse.common import REDACTED_ID, SUBAGENT, Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.followed import Followed, digests
+from memctl.memories.injected import strip_injected
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, secret_in_id
 from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
@@ -56,6 +57,7 @@ from memctl.store.sessions import (
     insert_messages,
     message_hashes,
     read_mark,
+    said_before,
     save_read_mark,
     save_session,
     session_known_as,
@@ -427,14 +429,24 @@ class _Known:
     Past the first difference (a rewritten transcript), a message counts as
     known while the rest of the stored messages still holds one like it. A forgotten or
     redacted message's digest is keyed (``store.forget.key_digests``): ``key`` gives a
-    parsed message's keyed digest too, taken only when the session holds one.
+    parsed message's keyed digest too, taken only when the session holds one. A file read
+    on from its last capture may restate a message stored before that point (Gemini CLI
+    writes the history again in a ``$set`` when a session is resumed or compressed: the
+    tally's ``restated``): ``before`` says whether one of those words and that time is
+    stored there.
     """
 
-    def __init__(self, stored: list[str], key: Callable[[], bytes | None]) -> None:
+    def __init__(
+        self,
+        stored: list[str],
+        key: Callable[[], bytes | None],
+        before: Callable[[Message], bool] = lambda message: False,
+    ) -> None:
         self._stored = stored
         self._index = 0
         self._rest: Counter[str] | None = None
         self._key = key() if any(d.startswith(KEYED) for d in stored) else None
+        self._before = before
 
     def seen(self, message: Message) -> bool:
         digests = {message.content_hash}
@@ -446,13 +458,13 @@ class _Known:
                 self._index += 1
                 return True
             if self._index >= len(self._stored):
-                return False
+                return self._before(message)
             self._rest = Counter(self._stored[self._index :])
         for digest in digests:
             if self._rest[digest] > 0:
                 self._rest[digest] -= 1
                 return True
-        return False
+        return self._before(message)
 
 
 def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
@@ -534,6 +546,16 @@ def store_transcript(
         session = stored or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
+        messages = chain([first], messages)
+        if stored is None:
+            messages, said = _said_anything(messages)
+            if not said:  # the client's own context alone: no session (a Gemini resume's)
+                report.problems = [
+                    f"{name} holds nothing but what {transcript.client} "
+                    "injected (its context): no session stored"
+                ]
+                report.lines = dict(sorted(transcript.tally.lines.items()))
+                return Captured(report, session, [])
         if session.forgotten_at:  # `memctl sessions forget`: read past, never stored again
             for _ in messages:
                 pass
@@ -547,12 +569,20 @@ def store_transcript(
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
+        # named by its requests so far (no title of its own): named again once these are in
+        by_requests = stored is not None and session.title == stored_title(db, session_id)
         after = opened.after if opened else 0
         known = _Known(
-            message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
+            message_hashes(db, session_id, after),
+            lambda: known_forget_key(ctx.settings.home),
+            lambda m: (
+                after > 0
+                and transcript.tally.restated
+                and said_before(db, session_id, after, m.content_hash, m.created_at)
+            ),
         )
         earlier = followed_before(db, key, session_id)
-        parsed = hidden_as_before(earlier, chain([first], messages), report.redactions.secrets)
+        parsed = hidden_as_before(earlier, messages, report.redactions.secrets)
         for message in _new_messages(db, parsed, known, session, write=not dry_run):
             report.messages_new += 1
             recent.append(message)
@@ -570,7 +600,7 @@ def store_transcript(
             report.scope_from, report.here = "here", session.cwd
         report.scope_from = report.scope_from or ("scope" if options.scope else "transcript")
         if not dry_run:
-            if not session.title:
+            if not session.title or (by_requests and not transcript.tally.title):
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
@@ -588,6 +618,18 @@ def store_transcript(
     report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
+
+
+def _said_anything(messages: Iterator[Parsed]) -> tuple[Iterator[Parsed], bool]:
+    """The messages again, and whether any holds more than the environment and
+    instructions a client sets a session up with; read only as far as the first that
+    does."""
+    read: list[Parsed] = []
+    for message in messages:
+        read.append(message)
+        if not strip_injected(message.content.removeprefix(SUBAGENT)).setting_up:
+            return chain(read, messages), True
+    return iter(read), False
 
 
 def _mark(
@@ -647,9 +689,13 @@ def _update_session(
     tally = transcript.tally
     if tally.title:
         session.title = safe_line(tally.title, TITLE_CHARS)
-    session.started_at = session.started_at or tally.started_at
+    # the earliest: a sub-agent's file may be stored before its parent's (SubagentStop)
+    # (readers write times in one format, format_time's, so the text orders them)
+    started = [t for t in (session.started_at, tally.started_at) if t]
+    session.started_at = min(started) if started else None
     session.cwd = session.cwd or kept_path(tally.cwd or "")
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
-    session.source = kept_path(name)
+    if not (session.source and tally.own_thread()):  # the session's file, not a sub-agent's
+        session.source = kept_path(name)
     session.updated_at = now_iso()

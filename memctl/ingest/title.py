@@ -4,9 +4,11 @@ What a client injected (instructions, reminders, command wrappers) is not the re
 (``memories.injected``); a slash command is named by itself and its arguments
 (``/review the auth module``). A session of only client commands (``/clear``) is named
 by the first of them. A sub-agent's own file is named by its first order, without its
-``[subagent]`` mark (the digest says whose it is). A session with no request of its own
-(a client's compaction sub-agent: its prompt is the client's) is named by the request its
-summary states.
+``[subagent]`` mark (the digest says whose it is); a session that holds requests of its
+own besides is named by those, whichever of its files was stored first (Claude Code's
+SubagentStop stores a sub-agent's file, under its parent's id, before the parent's). A
+session with no request of its own (a client's compaction sub-agent: its prompt is the
+client's) is named by the request its summary states.
 
 A sub-agent's digest heading says whose it is ("(opencode sub-agent)"), so the mark its
 client puts in its title goes (``heading_title``): OpenCode titles a task's session
@@ -66,7 +68,9 @@ def summary_title(summary: str) -> str:
 
 
 def stored_title(db: Database, session_id: str) -> str:
-    """The title of a stored session from its first requests, else its summary's."""
-    return session_title(first_requests(db, session_id, REQUESTS_READ)) or summary_title(
+    """The title of a stored session from its first requests (a sub-agent's orders after
+    the session's own), else its summary's."""
+    requests = first_requests(db, session_id, REQUESTS_READ, unless=SUBAGENT)
+    return session_title(requests) or summary_title(
         first_message_starting(db, session_id, SESSION_SUMMARY)
     )

@@ -105,6 +105,11 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule(ANY, "ide", _block("ide_selection")),
 )
 
+# What a client puts into a session before anyone speaks, its environment and instruction
+# files: a transcript holding only these is no conversation (Gemini CLI's file of a resumed
+# session holds only its <session_context>)
+SETTING_UP = frozenset({"environment", "instructions", "agents-md", "skills", "permissions"})
+
 # Claude Code's slash-command wrapper. The command and its arguments are the user's request
 # ("/review the auth module", "/init"); the wrapper around them is the client's.
 COMMAND_NAME = lazy(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
@@ -135,6 +140,11 @@ class Stripped:
     @property
     def all_injected(self) -> bool:
         return bool(self.removed) and not self.text.strip()
+
+    @property
+    def setting_up(self) -> bool:
+        """Only what a client puts in before anyone speaks (``SETTING_UP``)."""
+        return self.all_injected and set(self.removed) <= SETTING_UP
 
 
 def slash_request(text: str) -> str:

@@ -103,6 +103,21 @@ def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
     ]
 
 
+def said_before(
+    db: Database, session_id: str, through: int, content_hash: str, created_at: str
+) -> bool:
+    """Whether the session holds, at seq ``through`` or before, a message of these words
+    (``content_hash``) said at ``created_at``."""
+    return (
+        db.value(
+            "SELECT 1 FROM messages WHERE session_id = ? AND seq <= ? AND content_hash = ? "
+            "AND created_at = ? LIMIT 1",
+            (session_id, through, content_hash, created_at),
+        )
+        is not None
+    )
+
+
 def _mark_keys(path: str, key: bytes | None) -> tuple[str, str]:
     """The keys a transcript's read mark may be kept under: the digest of its path, and
     for a forgotten session's transcript that digest keyed (``key_read_marks``; the
@@ -333,16 +348,18 @@ def first_message_starting(db: Database, session_id: str, prefix: str) -> str:
     return str(found or "")
 
 
-def first_requests(db: Database, session_id: str, count: int) -> list[str]:
-    """The first ``count`` user messages of a session (each its first characters), in order."""
-    return [
-        r[0]
-        for r in db.tuples(
-            "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' "
-            "ORDER BY seq LIMIT ?",
-            (REQUEST_HEAD, session_id, count),
-        )
-    ]
+def first_requests(db: Database, session_id: str, count: int, unless: str = "") -> list[str]:
+    """The first ``count`` user messages of a session (each its first characters), in order;
+    only those not starting with ``unless`` (when given), unless all do."""
+    query = (
+        "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' "
+        "AND (? = '' OR substr(content, 1, length(?)) != ?) ORDER BY seq LIMIT ?"
+    )
+    values = (REQUEST_HEAD, session_id, unless, unless, unless, count)
+    found = [r[0] for r in db.tuples(query, values)]
+    if found or not unless:
+        return found
+    return first_requests(db, session_id, count)
 
 
 def message_vector_count(db: Database) -> int:

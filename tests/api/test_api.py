@@ -111,7 +111,7 @@ def test_ingest_waits_then_runs_and_undo_work_on_the_same_session(make_ctx: Any)
 
 def test_ingest_without_wait_queues_a_job_that_maintain_finishes(make_ctx: Any) -> None:
     ctx = make_ctx(ingest__spawn_worker=False)
-    path = TRANSCRIPTS / next(p.name for p in TRANSCRIPTS.iterdir() if p.suffix == ".jsonl")
+    path = TRANSCRIPTS / "claude-code.jsonl"
     result = ingest_api.ingest(ctx, ingest_api.IngestRequest(transcript=str(path)))
     assert result.report.job_id is not None and result.drained is None
     jobs = maintain(ctx, MaintainRequest(only="jobs")).task("jobs")

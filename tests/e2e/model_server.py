@@ -36,7 +36,7 @@ SEARCH = re.compile(r"SEARCH: ([^\n\"]+?)(?= AGAIN:|$|\n|\")")
 AGAIN = re.compile(r"AGAIN: ([^\n\"]+)")
 DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
 RUN = re.compile(r"RUN: ([^\n\"]+)")
-SHELL_TOOLS = ("Bash", "bash")  # Claude Code's and OpenCode's shell tool
+SHELL_TOOLS = ("Bash", "bash")  # Claude Code's, OpenCode's and Copilot CLI's shell tool
 RUN_ID = "toolu_run"
 # Each answer its own message id, each tool call its own id: Claude Code rebuilds a resumed
 # session's history by them (answers sharing one id lose their turns on --resume)
@@ -314,6 +314,13 @@ def chat_plan(body: dict[str, Any]) -> dict[str, Any]:
     found = SEARCH.search(prompt)
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}}
+    command = RUN.search(prompt)
+    shell = next((n for n in names if n in SHELL_TOOLS), None)
+    if command and shell:
+        return {
+            "tool": shell,
+            "input": {"command": command.group(1).strip(), "description": "a command"},
+        }
     return {"text": "ok"}
 
 

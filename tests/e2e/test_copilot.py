@@ -2,7 +2,8 @@
 --per-prompt` in a temporary HOME, against the scripted model on loopback as its own
 provider (BYOK: ``COPILOT_PROVIDER_BASE_URL``, Chat Completions), so no GitHub login.
 scripts/install-clients installs it; without it the test skips and says so. One run of the
-CLI (~6 CPU-s): each hook, the MCP server and the capture in it.
+CLI (~6 CPU-s): each hook, the MCP server and the capture in it; a first run before it
+(~4 CPU-s), whose work the second starts with and whose refused command is kept as such.
 """
 
 from __future__ import annotations
@@ -57,21 +58,34 @@ def test_copilot_gets_the_context_block_and_the_prompts_memories_searches_and_is
     world.memctl("-c", "hooks.timeout=120", "install", "copilot", "--per-prompt")
     world.memctl("remember", FACTS)
     world.memctl("remember", RULE)
-    # sessions start with the identity file only: the rule can come from the prompt hook alone
+    # a first session decides, and runs a command no rule allows with no one to ask (no
+    # --allow-all): kept as Copilot's refusal, not as an error of the command
+    decided = "We decided to tag releases only after the smoke tests pass."
+    first = world.run(copilot, "-p", f"{decided} RUN: touch release.txt", *HEADLESS[1:])
+    assert first.returncode == 0, first.stderr
+    (before,) = (world.home / ".copilot" / "session-state").glob("*/events.jsonl")
+    shown = world.memctl("sessions", "show", before.parent.name, "--json")
+    refused = "[tool refused bash: Permission denied because no interactive user response"
+    assert any(m["content"].startswith(refused) for m in json.loads(shown.stdout)["messages"])
+    # sessions start with the identity file and the last sessions' work only: the rule can
+    # come from the prompt hook alone
     (world.data / identity.FILE_NAME).write_text(IDENTITY)
     world.env["MEMCTL_CONTEXT_ESSENTIALS_BUDGET"] = "0"
 
+    seen = len(world.model.bodies("/v1/chat/completions"))
     prompt = "When is the staging cluster rebuilt? SEARCH: deploy release"
     done = world.run(copilot, "-p", prompt, *HEADLESS)
     assert done.returncode == 0, done.stderr
     assert "Memory says:" in done.stdout and "make release from main" in done.stdout  # MCP
-    said = [m["content"] for m in world.model.bodies("/v1/chat/completions")[0]["messages"]]
+    said = [m["content"] for m in world.model.bodies("/v1/chat/completions")[seen]["messages"]]
     assert f"<memctl-context>\nContext for: shop\n## identity\n{IDENTITY}" in "\n".join(said)
+    (start,) = [m for m in said if f"Context for: shop\n## identity\n{IDENTITY}" in m]
+    assert decided in start.split("</memctl-context>")[0]  # last time's work, at its start
     (prompted,) = [m for m in said if f"Memories relevant to: {prompt}" in m]  # top-level
     assert RULE in prompted  # additionalContext: Copilot's shape, not Claude Code's
 
     # sessionEnd (after each turn in -p mode) stored the session from its events.jsonl
-    (events,) = (world.home / ".copilot" / "session-state").glob("*/events.jsonl")
+    (events,) = set((world.home / ".copilot" / "session-state").glob("*/events.jsonl")) - {before}
     shown = world.memctl("sessions", "show", events.parent.name, "--json")
     stored = [m["content"] for m in json.loads(shown.stdout)["messages"]]
     assert prompt in stored

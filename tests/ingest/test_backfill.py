@@ -129,9 +129,12 @@ def test_a_claude_code_session_and_its_sub_agent_file_are_one_session(tmp_path: 
     env["MEMCTL_INGEST_SPAWN_WORKER"] = "false"
     first = backfill(env)
     assert (first["transcripts"], first["sessions"], first["failed"]) == (2, 1, 0)
-    shown = run_cli("sessions", "show", session, "--page-size", "1000", "--json", env=env)
-    messages = json.loads(shown.stdout)["messages"]
+    shown = json.loads(
+        run_cli("sessions", "show", session, "--page-size", "1000", "--json", env=env).stdout
+    )
+    messages = shown["messages"]
     assert len(messages) == first["messages"]
+    assert shown["session"]["source"] == str(main)  # the session's file, not its sub-agent's
     marked = [m["seq"] for m in messages if m["content"].startswith("[subagent]")]
     assert marked and min(marked) > len(messages) - len(marked)  # the sub-agent's come last
     assert "Analyze the existing CLI command structure" in messages[min(marked) - 1]["content"]

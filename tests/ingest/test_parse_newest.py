@@ -11,6 +11,11 @@ replaced by "(trimmed: N characters)". Written for memctl, under its licence.
   command that failed, a sub-agent (``spawn_agent``) whose end came back as a
   ``<subagent_notification>``, an answer holding a review comment directive and a fenced
   example of one. ``codex-0.171-subagent.jsonl`` is that sub-agent's own rollout.
+- ``codex-0.171-resumed.jsonl`` and ``codex-0.171-resumed-subagent.jsonl``: Codex CLI 0.171.0
+  with memctl's hooks and AGENTS.md block installed, ``codex exec`` starting a sub-agent
+  whose model answered late, so the parent exited first (the sub-agent's turn aborted),
+  then ``codex exec resume --last`` with a question, which Codex put in the sub-agent's
+  rollout, the newest (tests/ingest/test_subagent_file.py).
 - ``opencode-1.18.33.json``: ``opencode export`` of an OpenCode 1.18.33 session (``opencode
   run``, then ``run --session``): a command that failed, a ``task`` sub-agent.
 - ``gemini-0.61-shell.jsonl``: Gemini CLI 0.61.0 (``gemini -p --yolo``): a command that

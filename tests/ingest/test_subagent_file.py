@@ -9,6 +9,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from memctl.context import Context
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.digest import build_digest, own_thread
@@ -20,7 +22,8 @@ from memctl.ingest.title import heading_title, session_title
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Message, Role
 from memctl.store.memories import of_session, session_memory
-from tests.ingesting import REAL_SESSIONS
+from memctl.store.sessions import count_sessions, get_session, messages_after
+from tests.ingesting import REAL_SESSIONS, fixture
 
 FRESH6 = REAL_SESSIONS.parent / "fresh6"
 REVIEWER = FRESH6 / "codex-entireskills-019ddb93.jsonl"  # told "Do not edit files."
@@ -106,3 +109,33 @@ def test_an_opencode_task_sessions_heading_drops_its_subagent_mark(ctx: Context)
     heading = digest.content.splitlines()[0]
     assert heading.endswith("(opencode sub-agent) — Verify the fix"), heading
     assert heading_title("Review the diff") == "Review the diff"
+
+
+RESUMED = "codex-0.171-resumed.jsonl"  # its sub-agent's: codex-0.171-resumed-subagent.jsonl
+
+
+@pytest.mark.parametrize("first", [RESUMED, RESUMED.replace(".jsonl", "-subagent.jsonl")])
+def test_a_codex_sub_agents_thread_the_person_resumed_is_their_session(
+    ctx: Context, first: str
+) -> None:
+    """Codex 0.171, for real (tests/ingest/test_parse_newest.py says how): the parent exited
+    before its sub-agent answered (a ``<turn_aborted>`` note), and ``codex exec resume
+    --last`` resumed the newest rollout, the sub-agent's. The sub-agent's rollout is
+    stored with the session Codex names (its parent's), in either order; the turn the
+    person started there is theirs, unmarked, and the session's digest asks it."""
+    for name in (first, *{RESUMED, RESUMED.replace(".jsonl", "-subagent.jsonl")} - {first}):
+        captured = capture(ctx, fixture(name), IngestOptions())
+    session = get_session(ctx.db, captured.session.id)
+    assert session is not None and session.id == "01a22ce4-704d-7a62-8836-eae5b7053bd9"
+    assert count_sessions(ctx.db)[0] == 1
+    said = [m.content for m in messages_after(ctx.db, session.id, 0)]
+    assert "[subagent] Review scripts/release.sh for ordering bugs, SLOWLY." in said
+    assert "What did the review find? SAY: @review" in said  # the person's, unmarked
+    # named by the person's first request stored (backfill stores the parent's file first)
+    asked = "We deploy with make release" if first == RESUMED else "What did the review find?"
+    assert session.title.startswith(asked)
+    run_session(ctx, session.id)
+    digest = session_memory(ctx.db, session.id, DIGEST_TAG)
+    assert digest is not None and digest.importance == DIGEST_IMPORTANCE
+    assert "What did the review find?" in digest.content, digest.content
+    assert "turn_aborted" not in digest.content and "sub-agent)" not in digest.content

@@ -209,3 +209,29 @@ def test_the_reader_keeps_a_compaction_summary_and_passes_over_the_clis_own_prom
     ]
     problems = transcript.tally.problems() or ""
     assert "session.future_kind ×1" in problems and "injected context" not in problems
+
+
+def test_a_call_no_one_approved_is_a_refusal_and_the_persons_word_is_theirs() -> None:
+    """Copilot CLI 1.0.102's refusals, in its own words: `copilot -p` without --allow-all
+    (a real run's event: code "denied", no one to ask), and the person saying no with a word
+    for the model (code "rejected": the wording its runtime builds, "The user rejected this
+    tool call. User feedback: ..."), which is theirs."""
+    call = {"toolName": "bash", "arguments": {"command": "touch release.txt"}}
+    denied = "Permission denied because no interactive user response was available. Retry in "
+    denied += "an interactive session so the user can approve it, or try an alternative that "
+    denied += "does not require this permission."
+    rejected = "The user rejected this tool call. User feedback: tag it after the build passes"
+    events = [{"type": "session.start", "data": {"sessionId": "s1", "copilotVersion": "1.0.102"}}]
+    for n, (message, code) in enumerate(((denied, "denied"), (rejected, "rejected"))):
+        request = {"toolCallId": f"c{n}", "name": "bash", "arguments": call["arguments"]}
+        events.append({"type": "assistant.message", "data": {"toolRequests": [request]}})
+        error = {"message": message, "code": code}
+        done = {"toolCallId": f"c{n}", "success": False, "error": error}
+        events.append({"type": "tool.execution_complete", "data": done})
+    text = "\n".join(json.dumps({**e, "timestamp": "2026-11-30T10:00:00Z"}) for e in events)
+    said = [(m.role, m.content) for m in read_transcript(source(text), None).messages]
+    assert said[1][1].startswith(f"[tool refused bash: {denied[:60]}")  # cut to its line
+    assert said[3:] == [
+        (Role.TOOL, "[tool refused bash: The user rejected this tool call.]"),
+        (Role.USER, "tag it after the build passes"),
+    ]

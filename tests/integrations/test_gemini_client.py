@@ -243,3 +243,36 @@ def test_session_start_answers_with_the_context_block_as_additional_context(
     answer = json.loads(hook(["gemini", "SessionStart"], start, capsys))["hookSpecificOutput"]
     assert answer["additionalContext"].startswith("<memctl-context>")
     assert "make release" in answer["additionalContext"]
+
+
+def test_a_resumed_session_is_read_on_once_and_its_context_file_is_no_session(
+    tmp_path: Path, ctx: Context
+) -> None:
+    """Gemini CLI 0.61 for real: `gemini -p` then `gemini -p --resume latest`. The resume
+    writes the history again (``$set`` of messages) into the session's file, read on from
+    its last capture: nothing stored twice. It also leaves a second file of the same id
+    holding only ``<session_context>``: no session of its own."""
+    from memctl.api.ingest import IngestRequest, ingest
+    from memctl.store.sessions import count_sessions
+
+    lines = (TRANSCRIPTS / "gemini-0.61-resumed.jsonl").read_text().splitlines(keepends=True)
+    kept = tmp_path / "session-2026-11-30T14-47-67f7e016.jsonl"
+    request = IngestRequest(transcript=str(kept), client="gemini", mode="raw")
+    context = str(TRANSCRIPTS / "gemini-0.61-resumed-context.jsonl")
+    alone = ingest(ctx, IngestRequest(transcript=context, mode="raw")).report
+    assert count_sessions(ctx.db)[0] == 0 and alone.messages_new == 0
+    assert "holds nothing but what gemini injected" in alone.problems[0]
+    kept.write_text("".join(lines[:6]))  # as the first run left it
+    assert ingest(ctx, request).report.messages_new == 3  # its context, the prompt, "ok"
+    kept.write_text("".join(lines))
+    again = ingest(ctx, request).report
+    assert (again.messages_new, again.messages_total) == (2, 5), again
+    said = [m.content for m in messages_after(ctx.db, again.session_id, 0)]
+    assert said[1:] == [
+        "We deploy with make release from main.",
+        "ok",
+        "<hook_context></hook_context>\n\nHow do we deploy?",
+        "ok",
+    ]
+    assert ingest(ctx, IngestRequest(transcript=context, mode="raw")).report.messages_new == 0
+    assert count_sessions(ctx.db)[0] == 1

@@ -337,6 +337,11 @@ def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
     hook(["claude-code", "Stop"], {**stop, "hook_event_name": "Stop"}, capsys)  # the turn's end
     assert "[subagent report]\n" in session_text(session)[2]  # its call and report together
     assert backfill_adds("claude-code") == 0
+    with Context(load_settings()) as ctx:  # the session's, though its sub-agent came first
+        stored = get_session(ctx.db, session)
+    assert stored is not None and stored.source == str(main)
+    assert stored.title.startswith('@"solution-architect (agent)" analyze existing CLI')
+    assert stored.started_at == "2026-01-14T19:20:03.207Z"  # its first turn, not its agent's
 
 
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:

@@ -20,7 +20,12 @@ A sub-agent's end reaches its parent as a user turn of ``<subagent_notification>
 (Codex 0.17x): it is the sub-agent's report, a tool message, not the person's words.
 A sub-agent's rollout (``session_meta`` ``source`` ``{"subagent": ...}``, or a
 ``parent_thread_id``: a thread the parent agent spawned, whose "user" is that agent)
-marks its turns ``[subagent]``, as Claude Code's sidechain turns are.
+marks its turns ``[subagent]``, as Claude Code's sidechain turns are, and belongs to the
+session its ``session_meta`` names (``session_id``, 0.17x: its parent's), as a Claude Code
+sub-agent's file does. A turn in it that no agent asked for (its ``task_started`` names no
+``parent_turn_id``) is the person's, unmarked: ``codex exec resume --last`` resumes the
+newest rollout, a sub-agent's when the parent exited first (aborting the sub-agent's turn
+with a ``<turn_aborted>`` note, kept as Codex's injected text).
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -85,6 +90,10 @@ BLANK_RUN = lazy(r"\n{3,}")
 # A sub-agent's end, as its parent's rollout holds it (codex 0.171): a user-role message
 # whose provenance is the multi-agent tool, {"agent_path": ..., "status": {state: text}}
 NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\s*\Z", re.S)
+# A turn's start (0.17x): its ``turn_attribution`` names the agent turn that asked for it
+# (``parent_turn_id``), or none: the person's (``codex exec resume --last`` picks the newest
+# rollout, which may be a sub-agent's: the person then speaks in the sub-agent's thread)
+TURN_STARTED = "task_started"
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -149,8 +158,9 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
     if report is not None:
         tally.keep("subagent report")
         return [Parsed(Role.TOOL, _notified(report.group(1)), created)]
-    tally.keep(f"subagent {role}" if tally.subagent else str(role))
-    return [Parsed(role, (SUBAGENT if tally.subagent else "") + text, created)]
+    marked = tally.subagent and not tally.persons_turn
+    tally.keep(f"subagent {role}" if marked else str(role))
+    return [Parsed(role, (SUBAGENT if marked else "") + text, created)]
 
 
 def as_shown(text: str) -> str:
@@ -199,7 +209,11 @@ def _notified(text: str) -> str:
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
     """An ``event_msg``: the turn of a ``user_message`` or ``agent_message`` (once), else
     nothing."""
-    role = EVENT_ROLES.get(str(payload.get("type"))) if isinstance(payload, dict) else None
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    attribution = payload.get("turn_attribution") if kind == TURN_STARTED else None
+    if isinstance(attribution, dict) and "parent_turn_id" in attribution:
+        tally.persons_turn = attribution["parent_turn_id"] is None  # no agent asked for it
+    role = EVENT_ROLES.get(str(kind))
     if role is not None:
         text = BOILERPLATE.sub("", str(payload.get("message") or "")).strip()
         if text:
@@ -255,10 +269,12 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         tally.pass_over("session_meta")
         if isinstance(meta, dict):
             tally.saw_cwd(meta.get("cwd"))
-            tally.session_id = tally.session_id or meta.get("id")
             source = meta.get("source")
             spawned = isinstance(source, dict) and "subagent" in source
             tally.subagent = tally.subagent or spawned or bool(meta.get("parent_thread_id"))
+            # a sub-agent's thread is part of the session that spawned it (0.17x names it)
+            parent = meta.get("session_id") if tally.subagent else None
+            tally.session_id = tally.session_id or parent or meta.get("id")
             tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
         return []
     if kind == "response_item":

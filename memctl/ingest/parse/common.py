@@ -28,6 +28,8 @@ LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 SHORT_PATH = r"…/\1"  # LONG_PATH's replacement
 # Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
 SUBAGENT = "[subagent] "
+# How the tally names the lines it kept, per kind: "kept user", "kept subagent assistant"
+KEPT, KEPT_SUBAGENT = "kept ", "kept subagent "
 # Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
 SUBAGENT_REPORT = "[subagent report]"
 # The longest report a message keeps: a 20 KB review is whole, a 50 MB result is cut (how much
@@ -117,10 +119,16 @@ HANDBACK = lazy(r"\A\[Subagent hand-back\][^\n]*?The report follows:\n", re.S)
 # feedback, or without one: 2.0.4x's "... doesn't want to take this action right now. STOP
 # ...", which read as a failure made a fact of a refused `git push` "fixed by" the next
 # commit), or (Claude Code 1.0 without a prompt, as in print mode) the permission was never
-# granted.
+# granted; GitHub Copilot CLI's (1.0.102, its runtime's words) when the person said no
+# (error code "rejected"), or when no rule allowed the call and no one was there to ask
+# (code "denied": `copilot -p` without --allow-all)
 REFUSED = lazy(
     r"^(?:The user doesn't want to (?:proceed with this tool use|take this action)|"
-    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
+    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet|"
+    r"The user rejected this tool call|"
+    r"Permission denied (?:because no interactive user response was available|"
+    r"because the assisted approval check did not approve|"
+    r"and could not request permission from user))",
     re.I,
 )
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
@@ -288,9 +296,14 @@ class Tally:
     # the whole transcript is a sub-agent's own thread (a Codex or OpenCode sub-agent's
     # file): its turns are marked as Claude Code's sidechain turns are
     subagent: bool = False
+    # in a sub-agent's own thread, the turn read now is one the person started (Codex)
+    persons_turn: bool = False
+    # the transcript writes its history again (Gemini CLI's ``$set`` of messages, on a
+    # resume or a compression): a message read may be one said before
+    restated: bool = False
 
     def keep(self, kind: str) -> None:
-        self.lines[f"kept {kind}"] += 1
+        self.lines[f"{KEPT}{kind}"] += 1
 
     def pass_over(self, kind: str) -> None:
         """Count a record that holds no message (metadata, configuration, a repeat)."""
@@ -300,6 +313,13 @@ class Tally:
     def saw_cwd(self, value: Any) -> None:
         if isinstance(value, str) and value.strip() and not self.cwd:
             self.cwd = value.strip()
+
+    def own_thread(self) -> bool:
+        """The transcript is a sub-agent's own: every turn of speech kept is marked as one
+        (a Codex or OpenCode sub-agent's, Claude Code's sidechain turns in its file)."""
+        said = (f" {Role.USER}", f" {Role.ASSISTANT}")
+        turns = [kind for kind in self.lines if kind.startswith(KEPT) and kind.endswith(said)]
+        return bool(turns) and all(kind.startswith(KEPT_SUBAGENT) for kind in turns)
 
     def problems(self) -> str | None:
         """One line saying what of the input was left out and why; None when nothing was."""

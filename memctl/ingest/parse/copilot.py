@@ -12,7 +12,11 @@ The schema is the package's own (``schemas/session-events.schema.json``); what i
 - ``assistant.message``: ``content``, and each of ``toolRequests`` as a tool note;
 - ``tool.execution_complete``: the result of the call ``toolCallId`` (``result.content``,
   or ``error.message`` when ``success`` is false); a shell's exit code is in
-  ``shellExecution.exitCode``, since a command that failed is a call that succeeded;
+  ``shellExecution.exitCode``, since a command that failed is a call that succeeded; a
+  call refused (error code ``rejected``: the person said no; ``denied``: no rule allowed it
+  and no one could be asked) is a refusal note, in its runtime's words (``REFUSED``), and
+  the word the person gave the model with their no ("The user rejected this tool call.
+  User feedback: ...") is their message;
 - ``session.compaction_complete``: ``summaryContent``, the summary it compacted into.
 
 A sub-agent (the ``task`` tool) writes into the same file: its events carry ``agentId``
@@ -24,6 +28,7 @@ own context block among them: never read as messages.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -100,6 +105,9 @@ STATE = frozenset(
         "model.call_final_result",
     }
 )
+# The person said no at the permission prompt with a word for the model (its runtime's
+# words, 1.0.102): the refusal, then what they said, which is theirs, not a tool's output
+FEEDBACK = lazy(r"\A(The user rejected this tool call\.) User feedback: (.+)\Z", re.S)
 # The line a shell's result ends with: its output is the lines before
 SHELL_TRAILER = lazy(r"\n?<shellId: [^>\n]*completed with exit code -?\d+>\s*\Z")
 
@@ -130,7 +138,7 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if kind == "assistant.message":
         return _assistant(data, created, sub, tally)
     if kind == "tool.execution_complete":
-        return [_result(data, created, sub, tally)]
+        return _result(data, created, sub, tally)
     if kind == "session.compaction_complete" and _text(data.get("summaryContent")):
         tally.keep("session summary")
         return [Parsed(Role.ASSISTANT, session_summary(data["summaryContent"]), created)]
@@ -191,14 +199,23 @@ def _assistant(data: dict[str, Any], created: str | None, sub: bool, tally: Tall
     return said
 
 
-def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) -> Parsed:
-    """A call's result; a sub-agent's report when the call started one."""
+def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) -> list[Parsed]:
+    """A call's result; a sub-agent's report when the call started one; a call the person
+    said no to, with a word for the model, that refusal and then their words."""
     call = str(data.get("toolCallId") or "")
     result, error = data.get("result"), data.get("error")
     output = result.get("content") if isinstance(result, dict) else None
     failed = data.get("success") is False
     if failed and isinstance(error, dict):
         output = error.get("message") or output
+        answer = FEEDBACK.match(output) if isinstance(output, str) else None
+        if answer is not None and not sub:
+            tally.keep("person's answer")
+            refused = _mark(call_result_note(tally, call, answer.group(1), True), sub)
+            return [
+                Parsed(Role.TOOL, refused, created),
+                Parsed(Role.USER, answer.group(2), created),
+            ]
     text = SHELL_TRAILER.sub("", output) if isinstance(output, str) else ""
     shell = data.get("shellExecution")
     code = shell.get("exitCode") if isinstance(shell, dict) else None
@@ -207,8 +224,9 @@ def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) 
         text, failed = f"Exit code {code}\n{text}", True
     tally.keep("tool output")
     if call in tally.subagent_calls:
-        return Parsed(Role.TOOL, subagent_report(text, failed, tally.calls.get(call, "")), created)
-    return Parsed(Role.TOOL, _mark(call_result_note(tally, call, text, failed), sub), created)
+        report = subagent_report(text, failed, tally.calls.get(call, ""))
+        return [Parsed(Role.TOOL, report, created)]
+    return [Parsed(Role.TOOL, _mark(call_result_note(tally, call, text, failed), sub), created)]
 
 
 def _mark(note: str, sub: bool) -> str:

@@ -69,6 +69,7 @@ def replay(records: Iterator[dict[str, Any]], tally: Tally) -> dict[str, dict[st
 
 def _set(kept: dict[str, dict[str, Any]], changes: dict[str, Any], tally: Tally) -> None:
     if isinstance(changes.get("messages"), list):
+        tally.restated = True
         for message in changes["messages"]:
             if isinstance(message, dict) and isinstance(message.get("id"), str):
                 kept[message["id"]] = message
