@@ -46,7 +46,7 @@ from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.copies import copies, folded_ids
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
-from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of
+from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of, unnamed
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.intent import STAGE as INTENT
@@ -436,15 +436,20 @@ def rank_possible(run: Run, candidate: Candidate) -> None:
     """A possible match's score becomes (its relevance strength (cosine + words, as the gate
     weighs it; x TOOL_NOTES_FACTOR for a message of tool notes, narration or a question only) +
     POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for (the intent
-    stage's factor, which the strength alone would not carry)."""
+    stage's factor, which the strength alone would not carry) x ``scope_other`` when it is
+    of another project than the one the question names (the order service's own test
+    command before five other projects' alike)."""
     strength = strength_of(run, candidate)
     if candidate.says_nothing:  # as fuse weighs them
         strength *= TOOL_NOTES_FACTOR
     asked = candidate.factors.get(INTENT, 1.0)
-    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked
+    away = run.params.scope_other if unnamed(run, candidate) else 1.0
+    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked * away
     candidate.factors[POSSIBLE] = candidate.score
-    why = f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score" + (
-        f", x {asked:g} (what the question asks for)" if asked != 1.0 else ""
+    why = (
+        f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score"
+        + (f", x {asked:g} (what the question asks for)" if asked != 1.0 else "")
+        + (f", x {away:g} (not the project the question names)" if away != 1.0 else "")
     )
     run.record(POSSIBLE, candidate, RESCORED, why=why)
 

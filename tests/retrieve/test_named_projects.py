@@ -155,3 +155,41 @@ def test_across_all_projects_another_projects_message_needs_more_of_the_words(
     # named as the viewer names it, not by its scope id ("another scope (path:6fec8f…)")
     assert f"scope: another scope ({there}" in " ".join(explained.split())
     assert "(path:" not in explained
+
+
+def test_another_projects_answer_is_possible_when_the_question_names_a_project(
+    real_ctx: Context,
+) -> None:
+    """Asked from everywhere, "how do I run the tests in the order service?" is not answered
+    by another project's test command, however close in meaning: that row is possible, and
+    among the possible rows the named project's own command comes first. A memory of
+    another project that names the order service itself keeps its evidence."""
+    from memctl.api.recall import RecallRequest, recall
+    from memctl.memories.operations import remember
+
+    ctx = real_ctx
+    with ctx.db.atomic():
+        save_session(
+            ctx.db,
+            Session(id="o", client="generic", scope="path:o", cwd="/home/lin/order-service"),
+        )
+        for n, cwd in enumerate(["/src/rust-port", "/src/site", "/src/ledger"]):
+            save_session(ctx.db, Session(id=f"p{n}", client="generic", scope=f"path:{n}", cwd=cwd))
+    own = remember(
+        ctx, "export tests run with `uv run pytest tests/test_export.py -q`", scope="path:o"
+    )
+    cargo = remember(ctx, "tests run with `cargo test`", scope="path:0")
+    npm = remember(ctx, "tests run with `npm test`", scope="path:1")
+    naming = remember(ctx, "the order service's tests need Postgres running", scope="path:2")
+
+    def labels(question: str) -> list[tuple[str, bool]]:
+        found = recall(ctx, RecallRequest(question, all_scopes=True, touch=False)).result
+        return [(r.memory.id, r.clear) for r in found.results]
+
+    # no project named: every project's answer is clear
+    assert {(cargo.id, True), (npm.id, True)} <= set(labels("how do I run the tests?"))
+    found = labels("how do I run the tests in the order service?")
+    assert (naming.id, True) in found
+    possible = [memory for memory, clear in found if not clear]
+    assert possible[0] == own.id
+    assert {cargo.id, npm.id} <= set(possible)

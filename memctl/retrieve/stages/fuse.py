@@ -96,6 +96,7 @@ from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.content import meaningless
 from memctl.retrieve.echo import echo_why
 from memctl.retrieve.letters import letters_between
+from memctl.retrieve.named_projects import names_project, question_words
 from memctl.retrieve.passages import PASSAGE_CHARS, measured, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import (
@@ -714,6 +715,12 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         )
         for c, level, why in judged
     ]
+    judged = [
+        (c, SUPPORTS, f"{why}, {away}")
+        if level == SHOWS and (away := unnamed(run, c))
+        else (c, level, why)
+        for c, level, why in judged
+    ]
     judged = corroborated(run, judged)
     shown = any(level == SHOWS for _, level, _ in judged)
     if not shown and run.params.llm_gate:
@@ -778,6 +785,23 @@ def corroborated(run: Run, judged: Judged) -> Judged:
         else (c, level, why)
         for c, level, why in judged
     ]
+
+
+def unnamed(run: Run, candidate: Candidate) -> str:
+    """Why a candidate answers for another project than the one the question names ("" when
+    it does not): "how do I run the order service's tests?" asked from everywhere is not
+    answered by another project's `cargo test`, however close in meaning; it stays a
+    possible match. The project asked from, global memories and a memory that names the
+    project itself keep their evidence."""
+    named = run.named_projects
+    where = candidate.memory.scope
+    if not named or where in named or where in (run.home_scope, GLOBAL_SCOPE):
+        return ""
+    words = question_words(candidate.memory.content)
+    if any(names_project(name, words, set(words)) for name in named.values()):
+        return ""
+    names = ", ".join(sorted(set(named.values())))
+    return f"of another project than the one the question names ({names})"
 
 
 def second_hand(candidate: Candidate) -> bool:
