@@ -55,16 +55,7 @@ import re
 from dataclasses import dataclass, field
 
 from memctl.ingest.claims import evidence, without_refuted
-from memctl.ingest.extract_rules import (
-    BULLET,
-    COMMITMENTS,
-    MAX_CHARS,
-    PATTERNS,
-    QUESTION,
-    match,
-    sentences,
-    without_lead_in,
-)
+from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, match
 from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
@@ -74,6 +65,7 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     SUBAGENT_REPORT,
 )
+from memctl.ingest.rule_sentences import BULLET, MAX_CHARS, QUESTION, sentences, without_lead_in
 from memctl.ingest.run_scope import SOURCE_FILE, only_informs
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
