@@ -146,6 +146,24 @@ def test_a_one_off_instruction_is_no_rule_unless_it_says_it_stands(
     assert (fact.category == Category.EVENTS) == (kind == "instruction")
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # codemie-ai/codemie-code, session 196820da, a reply to the assistant's plan
+        (
+            "great, but keep in mind that new file will be at the same folder as old one",
+            "New file will be at the same folder as old one",
+        ),
+        ("Thanks, so we use pnpm for everything here.", "We use pnpm for everything here."),
+        ("Good code must be tested before merging.", "Good code must be tested before merging."),
+    ],
+)
+def test_a_fact_is_kept_without_the_acknowledgement_it_opens_with(said: str, kept: str) -> None:
+    """ "great, but" answers the assistant: it is no part of what the user asks to keep."""
+    (fact,) = extract_rules([Passage(said)], 10)
+    assert fact.content == kept
+
+
 @pytest.mark.parametrize("sentence", DROPPED)
 def test_real_requests_and_chatter_are_not_facts(sentence: str) -> None:
     assert extract_rules([Passage(sentence)], 10) == []
