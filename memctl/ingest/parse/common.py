@@ -149,9 +149,10 @@ FAILURE_LINE = lazy(
     re.I,
 )
 # A progress line a tool prints before it fails ("[entire] Pushing session logs to origin...",
-# "Compiling 12 files …"): it says what was being done, not why it failed (repiq's push
-# case kept it as its error, s32-distill); one that names a failure itself stays telling.
-PROGRESS = lazy(r"(?:\.{3}|…)\s*$")
+# mix's "Compiling 4 files (.ex)", uv's "Resolved 4 packages in 55ms"): it says what was
+# being done, not why it failed (5 of the studied sets' cases kept one as their error,
+# s32-distill); one that names a failure itself stays telling.
+PROGRESS = lazy(r"(?:\.{3}|…)\s*$|^[A-Z][a-z]+ing\b|^[A-Z][a-z]+ed \d+ [a-z]")
 # An exception's own line ("ModuleNotFoundError: No module named 'x'"; pytest's
 # "E   AssertionError: ..."): a Python traceback ends in it.
 EXCEPTION_LINE = lazy(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
