@@ -10,6 +10,17 @@ ENGLISH = (
     # decisions
     en("decision", PA, 0.7, r"\b(?:I|we) (?:have )?(?:decided|chose|agreed|settled) (?:to|on)\b"),
     en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
+    # what not to do, agreed: "Let's NOT run the CI if the only change is to *.md files"
+    # (fresh4's getspecstory; s32-distill), and the value wanted: "we want the flag to be
+    # `--local-time-zone`" (fresh3's getspecstory)
+    en(
+        "decision",
+        PA,
+        0.7,
+        r"\blet's not (?:run|use|add|include|support|change|touch|deploy|push|commit|merge|ship|"
+        r"store|create|remove|rename|build|publish|release|install|upgrade|expose|track|rely)\b",
+    ),
+    en("decision", PA, 0.7, r"\bwe want (?:the|our) [\w`.-]+(?: [\w`.-]+){0,2} to be\b"),
     en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
     # ... and done: "we switched from Poetry to uv" (a team's tool changed; s24-walk)
     en(
@@ -196,6 +207,9 @@ ENGLISH = (
         r"touch|edit|run|use|add|write)\b",
     ),
     en("rule", PA, 0.7, r"\b(?:is|are) deprecated\b|\bno longer (?:use|used)\b"),
+    # what the user will not take: "TODO is not acceptable, implementation must be full"
+    # (fresh's codemie; s32-distill)
+    en("rule", PA, 0.8, r"\b(?:is|are) not (?:acceptable|allowed|permitted)\b"),
     # constraints a request sets: a limit, a scope kept small, what not to do
     en(
         "rule",

@@ -47,6 +47,18 @@ KEPT = [
         "embedded archives.",
         "instruction",
     ),
+    # what not to do and the value wanted, agreed (SpecStory histories of getspecstory, fresh4
+    # and fresh3), and what the user will not take (codemie-code, fresh): nothing kept them
+    (
+        "Let's NOT run the CI if the only change in the commit is to *.md files or .specstory "
+        ".claude or .cursor files.",
+        "decision",
+    ),
+    (
+        "since the default is FOR UTC, we want the flag to be `--local-time-zone` or `-ltz`",
+        "decision",
+    ),
+    ("TODO is not acceptable, implementation must be full.", "rule"),
     # a rule written as one comma-joined Chinese sentence that ends in a question mark
     ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
     # rules in other words and languages (issue 35: each was missed on held-out sessions)
@@ -68,6 +80,7 @@ KEPT = [
 ]
 DROPPED = [
     "Make the colors green and yellow",
+    "Let's not worry about it for now.",  # "let's not" is a decision only with what not to do
     "start phoenix in background",
     "create document in /specs folder",
     "it worked!",
