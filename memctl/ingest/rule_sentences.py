@@ -29,10 +29,14 @@ QUESTION = lazy(
     re.I,
 )
 # a sentence whose subject or object is a bare pronoun ("I plan to enhance it with more
-# features"): out of its conversation nobody knows what "it" was, so it is no memory
+# features", "I like it, but not as part of the current plan": fresh4's polychrome kept
+# that as an instruction, s32-distill): out of its conversation nobody knows what "it"
+# was, so it is no memory ("I like this approach" names it)
 DANGLING = lazy(
     r"^\W*(?:it|this|that|they|these|those)\b(?!\s+(?:project|repo|app|service|file))|"
-    r"\b(?:to|will|'ll|should|can|must)\s+\w+\s+(?:it|them)\b",
+    r"\b(?:to|will|'ll|should|can|must)\s+\w+\s+(?:it|them)\b|"
+    r"\bI(?: really| much| do)? (?:like|love|hate|dislike|prefer)\s+(?:it|this|that|them)\b"
+    r"(?!\s+[a-z])",
     re.I,
 )
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")

@@ -81,6 +81,7 @@ KEPT = [
 DROPPED = [
     "Make the colors green and yellow",
     "Let's not worry about it for now.",  # "let's not" is a decision only with what not to do
+    "I like it, but not as part of the current plan.",  # fresh4's polychrome: liked what?
     "start phoenix in background",
     "create document in /specs folder",
     "it worked!",
