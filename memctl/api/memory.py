@@ -63,9 +63,9 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     entities and triples enter the knowledge graph with it. A text that sets another value
     of a slot a memory of its scope sets (ingest/reconcile_rules.py) supersedes it."""
     from memctl.ingest import graph
-    from memctl.ingest.extract_rules import classify
     from memctl.ingest.meaning import give_names
     from memctl.ingest.reconcile_rules import replaces
+    from memctl.ingest.rules_stated import classify
 
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:

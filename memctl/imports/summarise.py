@@ -18,8 +18,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memctl.ingest.extract_rules import match, sentences
+from memctl.ingest.extract_rules import match
 from memctl.ingest.facts import abstract
+from memctl.ingest.rule_sentences import sentences
 from memctl.ingest.run import Run
 from memctl.memories.markdown import HEADING
 from memctl.memories.privacy import model_text

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from memctl.ingest import graph
-from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.meaning import document_text
+from memctl.ingest.rule_sentences import sentences
 from memctl.ingest.run import Run
 from memctl.memories.operations import kept_tags
 from memctl.memories.questions import on_topic

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memctl.ingest.extract_rules import sentences
+from memctl.ingest.rule_sentences import sentences
 from memctl.ingest.tools import CHECKS, Call, command_purpose, tool_kind
 from memctl.lazy_re import lazy
 

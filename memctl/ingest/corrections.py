@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from memctl.ingest.claims import NOT_A_CLAIM
-from memctl.ingest.extract_rules import QUESTION, sentences
+from memctl.ingest.rule_sentences import QUESTION, sentences
 from memctl.ingest.run import Run
 from memctl.lazy_re import lazy
 from memctl.memories.provenance import DIGEST_TAG

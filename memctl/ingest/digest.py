@@ -25,7 +25,8 @@ messages. Its sections:
   created whose every write was refused or failed, tests it says pass that still fail);
   the claiming sentences leave the outcome;
 - Outcome: the closing answer (a short last word, "Committed 5b56300.", after the answer
-  before it).
+  before it), without the next steps it announces ("Let me check the logs."): a session
+  that ends on one never shows that work done.
 
 Commands that came from fetched content never read as instructions: one that runs
 fetched code is listed only under "Fetched code"; one that holds the address of a page
@@ -55,16 +56,7 @@ import re
 from dataclasses import dataclass, field
 
 from memctl.ingest.claims import evidence, without_refuted
-from memctl.ingest.extract_rules import (
-    BULLET,
-    COMMITMENTS,
-    MAX_CHARS,
-    PATTERNS,
-    QUESTION,
-    match,
-    sentences,
-    without_lead_in,
-)
+from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, match
 from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
@@ -74,6 +66,7 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     SUBAGENT_REPORT,
 )
+from memctl.ingest.rule_sentences import BULLET, MAX_CHARS, QUESTION, sentences, without_lead_in
 from memctl.ingest.run_scope import SOURCE_FILE, only_informs
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
@@ -89,6 +82,7 @@ from memctl.ingest.tools import (
 )
 from memctl.lazy_re import lazy
 from memctl.memories.injected import strip_injected
+from memctl.memories.narration import without_next_steps
 from memctl.memories.provenance import fetches_and_runs
 from memctl.memories.told_back import memctl_read
 from memctl.model import Message, Role
@@ -651,8 +645,10 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
 
 
 def _outcome(text: str, chars: int) -> str:
-    """The closing answer in ``chars`` characters; one that lists findings keeps each of
-    them, condensed (in up to FINDINGS_CHARS), not the first few whole and the rest cut."""
+    """The closing answer in ``chars`` characters, without the next steps it announces
+    (``without_next_steps``); one that lists findings keeps each of them, condensed (in up
+    to FINDINGS_CHARS), not the first few whole and the rest cut."""
+    text = without_next_steps(text)
     items = sum(bool(LIST_ITEM.match(line)) for line in text.splitlines())
     if items >= FINDINGS_MIN_ITEMS:
         chars = max(chars, FINDINGS_CHARS) if chars >= OUTCOME_CHARS else chars

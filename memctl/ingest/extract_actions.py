@@ -28,9 +28,9 @@ import re
 from dataclasses import dataclass
 
 from memctl.ingest.digest import SessionDigest
-from memctl.ingest.extract_rules import BULLET, INTRODUCES, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.file_roles import file_roles
+from memctl.ingest.rule_sentences import BULLET, INTRODUCES, QUESTION, sentences
 from memctl.ingest.run_scope import only_informs, run_scope
 from memctl.ingest.tools import (
     CHECKS,

@@ -51,6 +51,10 @@ ROLE_IMPORTANCE = 0.6
 # sentence a rule matched in passing
 ROLE_CONFIDENCE = 0.75
 MARKUP = lazy(r"\*\*|`")
+# A Japanese or Korean sentence's role goes on from the file's name with its particle
+# ("`system-rules.md`가 다른 15개의 가이드 문서들과 …"): cut at the name and joined by a colon
+# it read "`system-rules.md`: 가 다른 …", half a sentence (fresh2's agentstuff, s32-distill)
+PARTICLE = lazy(r"^(?:では|は|が|는|은|가|에서)")
 ITEM_MARK = lazy(r"^(?:[-*•]|\d+[.)])\s+")
 
 
@@ -97,7 +101,7 @@ def file_roles(texts: list[str], calls: list[Call], source: str, at: str) -> lis
         for path, raw in said:
             role, name = _role(raw), path.rsplit("/", 1)[-1]
             if name in touched and len(role) >= ROLE_MIN_CHARS and name not in found:
-                found[name] = f"`{path}`: {role}"
+                found[name] = f"`{path}`{'' if PARTICLE.match(role) else ': '}{role}"
     return [
         Fact(
             content=content,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memctl.ingest.extract_rules import sentences
+from memctl.ingest.rule_sentences import sentences
 from memctl.lazy_re import lazy
 
 # a heading line, unindented: "4. Errors and fixes:", "## Pending Tasks", "**Current Work**"

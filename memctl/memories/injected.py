@@ -1,7 +1,8 @@
 """Text a client injects into a conversation: instructions, environment, wrappers.
 
 Assistants put configuration into the transcript as if someone had said it:
-Codex sends AGENTS.md and ``<environment_context>`` as a *user* message (Gemini CLI its
+Codex sends AGENTS.md and ``<environment_context>`` as a *user* message, and its IDE
+context above a request (Gemini CLI its
 ``<session_context>``, and a hook's context in ``<hook_context>`` before the prompt),
 Claude Code wraps slash commands and ``<system-reminder>`` blocks (CLAUDE.md
 contents among them) into user turns, and memctl's own ``<memctl-context>``
@@ -54,6 +55,15 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("codex", "permissions", _block("permissions instructions")),
     _rule("codex", "turn-aborted", _block("turn_aborted")),
     _rule("codex", "skills", _block("skills_instructions")),
+    # Codex's IDE extension and desktop app put the files a person points at (and the open
+    # tabs) above their words, which follow "## My request for Codex:": as a title or an ask
+    # the heading read "# Files mentioned by the user:" (heldout's codemie, s32-distill)
+    _rule(
+        "codex",
+        "ide",
+        r"#[ \t]*(?:Context from my IDE setup|Files mentioned by the user):"
+        r".*?##[ \t]*My request for Codex:[ \t]*",
+    ),
     # Claude Code: reminders (CLAUDE.md contents, todo state), command wrappers, hooks
     _rule("claude-code", "system-reminder", _block("system-reminder")),
     _rule("claude-code", "command", _block("command-name")),

@@ -48,6 +48,16 @@ def test_a_title_is_the_first_request_condensed_and_names_a_slash_command() -> N
     assert session_title([]) == ""
 
 
+def test_a_first_line_that_introduces_what_follows_is_no_title_alone() -> None:
+    """Real first turns (fresh4's getspecstory watchjson, fresh3's agentname; SOURCES.md)."""
+    plan = "Implement the following plan:\n\n# Plan: Add `--json` flag to `specstory watch`\n"
+    assert session_title([plan + "\n## Context\n\nThe output is parsed."]) == (
+        "Plan: Add `--json` flag to `specstory watch`"
+    )
+    error = "For the code present, we get this error:\n```\nunknown field AgentName in struct\n```"
+    assert session_title([error]) == "For the code present, we get this error: unknown field…"
+
+
 def test_a_session_stored_without_a_title_gets_its_first_request(stored: Context) -> None:
     rows = {r.id: r for r in api.list_sessions(stored, Where(all_scopes=True))}
     assert rows["here-1"].title == "please fix the flaky login test"

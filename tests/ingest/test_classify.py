@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.ingest.extract_rules import EV, PA, PR, C, E, P, classify, extract_rules
+from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Passage
+from memctl.ingest.rule_pattern import EV, PA, PR, C, E, P
+from memctl.ingest.rules_stated import classify
 from memctl.model import Category
 
 

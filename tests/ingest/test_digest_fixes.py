@@ -47,6 +47,9 @@ def test_two_repositories_failures_are_fixed_by_their_own_commands(
         digest
     )
     assert "→ fixed by `git -C …/repiq pull --rebase" in digest
+    # the push's error is why it failed, not the progress line its hook printed first
+    assert "push` failed: exit 1: error: failed to push some refs" in digest
+    assert "Pushing session logs to origin..." not in digest
     assert "fixed by `git -C …/dotnix" not in digest  # another repository fixes nothing here
     assert "still failing" not in digest
 

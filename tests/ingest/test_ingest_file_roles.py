@@ -39,7 +39,12 @@ def test_list_items_sentences_and_cjk_name_roles() -> None:
         "`app/db.ts`: 负责数据库连接池",
     ]
     assert roles("`tokenizer.js` は トークンを ruby 要素で表示します。") == [
-        "`tokenizer.js`: は トークンを ruby 要素で表示します"
+        "`tokenizer.js`は トークンを ruby 要素で表示します"
+    ]
+    # fresh2's agentstuff (SOURCES.md): the particle goes on from the name, no colon between
+    korean = "이제 `parser.py`가 다른 15개의 가이드 문서들과 동일한 순수 Markdown 형식을 사용하며"
+    assert roles(korean) == [
+        "`parser.py`가 다른 15개의 가이드 문서들과 동일한 순수 Markdown 형식을 사용하며"
     ]
 
 

@@ -47,6 +47,18 @@ KEPT = [
         "embedded archives.",
         "instruction",
     ),
+    # what not to do and the value wanted, agreed (SpecStory histories of getspecstory, fresh4
+    # and fresh3), and what the user will not take (codemie-code, fresh): nothing kept them
+    (
+        "Let's NOT run the CI if the only change in the commit is to *.md files or .specstory "
+        ".claude or .cursor files.",
+        "decision",
+    ),
+    (
+        "since the default is FOR UTC, we want the flag to be `--local-time-zone` or `-ltz`",
+        "decision",
+    ),
+    ("TODO is not acceptable, implementation must be full.", "rule"),
     # a rule written as one comma-joined Chinese sentence that ends in a question mark
     ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
     # rules in other words and languages (issue 35: each was missed on held-out sessions)
@@ -68,6 +80,8 @@ KEPT = [
 ]
 DROPPED = [
     "Make the colors green and yellow",
+    "Let's not worry about it for now.",  # "let's not" is a decision only with what not to do
+    "I like it, but not as part of the current plan.",  # fresh4's polychrome: liked what?
     "start phoenix in background",
     "create document in /specs folder",
     "it worked!",
@@ -144,6 +158,24 @@ def test_a_one_off_instruction_is_no_rule_unless_it_says_it_stands(
     (fact,) = extract_rules([Passage(sentence)], 10)
     assert fact.tags == [kind]
     assert (fact.category == Category.EVENTS) == (kind == "instruction")
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # codemie-ai/codemie-code, session 196820da, a reply to the assistant's plan
+        (
+            "great, but keep in mind that new file will be at the same folder as old one",
+            "New file will be at the same folder as old one",
+        ),
+        ("Thanks, so we use pnpm for everything here.", "We use pnpm for everything here."),
+        ("Good code must be tested before merging.", "Good code must be tested before merging."),
+    ],
+)
+def test_a_fact_is_kept_without_the_acknowledgement_it_opens_with(said: str, kept: str) -> None:
+    """ "great, but" answers the assistant: it is no part of what the user asks to keep."""
+    (fact,) = extract_rules([Passage(said)], 10)
+    assert fact.content == kept
 
 
 @pytest.mark.parametrize("sentence", DROPPED)

@@ -458,6 +458,20 @@ def test_a_codex_agents_md_block_without_a_path_is_injected() -> None:
     assert strip_injected(text).text == "Fix it."
 
 
+def test_codex_s_ide_context_above_a_request_is_injected() -> None:
+    """A real Codex Desktop turn (heldout's codemie session): its title was the heading."""
+    mentioned = (
+        "# Files mentioned by the user:\n\n## Demo Prep.vtt: /Users/u/Downloads/Demo Prep.vtt\n\n"
+        "## My request for Codex:\nanalyze trascript and summarzie action items\n"
+    )
+    stripped = strip_injected(mentioned)
+    assert stripped.text == "analyze trascript and summarzie action items"
+    assert stripped.removed == {"ide": 1}
+    tabs = "# Context from my IDE setup:\n## Active file: a.ts\n## My request for Codex:\nadd retry"
+    assert strip_injected(tabs).text == "add retry"
+    assert strip_injected("# Files mentioned by the user:\n## a.png: /tmp/a.png").removed == {}
+
+
 def test_injected_blocks_leave_the_users_own_words() -> None:
     stripped = strip_injected(f"{ENVIRONMENT}\nFix the login bug.")
     assert stripped.text == "Fix the login bug." and not stripped.all_injected

@@ -11,6 +11,8 @@ from memctl.context import Context
 from memctl.ingest import admission, extract_rules, noise, reconcile, reconcile_rules
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
 from memctl.ingest.pipeline import embed, select
+from memctl.ingest.rules_cjk import CHINESE, JAPANESE, KOREAN
+from memctl.ingest.rules_english import ENGLISH
 from memctl.ingest.run import Run, start_run
 from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, Message, Role, State, Tier
@@ -40,8 +42,8 @@ def test_select_takes_the_oldest_batch_within_the_byte_budget(
 
 
 def test_there_are_enough_rule_patterns_and_the_docs_count_them() -> None:
-    english, chinese = len(extract_rules.ENGLISH), len(extract_rules.CHINESE)
-    korean, japanese = len(extract_rules.KOREAN), len(extract_rules.JAPANESE)
+    english, chinese = len(ENGLISH), len(CHINESE)
+    korean, japanese = len(KOREAN), len(JAPANESE)
     assert english >= 25 and chinese >= 10 and korean >= 5 and japanese >= 5
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ingest.md").read_text(encoding="utf-8")
     counted = f"{english} English, {chinese} Chinese, {korean} Korean and {japanese} Japanese"

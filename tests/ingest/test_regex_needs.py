@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, extract_rules, live, sentences
+from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, extract_rules, live
 from memctl.ingest.facts import Passage
 from memctl.ingest.regex_needs import fold, holds, needs
+from memctl.ingest.rule_sentences import sentences
 from memctl.model import Role
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"

@@ -56,3 +56,17 @@ def test_a_results_lines_lose_secrets_private_blocks_and_note_openings() -> None
     calls = [Call("Bash", "cat .env")]
     read_calls(note, calls)  # another note's opening inside it splits nothing
     assert [(c.name, c.outcome) for c in calls] == [("Bash", "ok")]
+
+
+def test_a_failure_is_told_by_why_not_by_the_progress_line_before_it() -> None:
+    """repiq's push (SOURCES.md): its hook printed "Pushing session logs to origin..." first."""
+    pushed = "[entire] Pushing session logs to origin...\n ! [rejected] main -> main\nerror: failed"
+    assert tool_result_note(pushed, True, "Bash") == "[tool error Bash: error: failed]"
+    compiled = "Compiling 4 files (.ex)\nerror: undefined function get/2"  # fresh2's mix test
+    assert tool_result_note(compiled, True, "Bash").endswith(": error: undefined function get/2]")
+    resolved = "Resolved 4 packages in 55ms\nValueError: Unable to determine which files to ship"
+    assert "ValueError" in tool_result_note(resolved, True, "Bash")  # fresh's uv tool install
+    resolving = "Resolving packages...\nError: could not resolve foo..."
+    assert tool_result_note(resolving, True, "Bash") == (
+        "[tool error Bash: Error: could not resolve foo...]"
+    )

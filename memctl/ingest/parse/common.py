@@ -157,6 +157,11 @@ FAILURE_LINE = lazy(
     r"could not|no such|refused|invalid|missing|unable)\b|错误|失败",
     re.I,
 )
+# A progress line a tool prints before it fails ("[entire] Pushing session logs to origin...",
+# mix's "Compiling 4 files (.ex)", uv's "Resolved 4 packages in 55ms"): it says what was
+# being done, not why it failed (5 of the studied sets' cases kept one as their error,
+# s32-distill); one that names a failure itself stays telling.
+PROGRESS = lazy(r"(?:\.{3}|…)\s*$|^[A-Z][a-z]+ing\b|^[A-Z][a-z]+ed \d+ [a-z]")
 # An exception's own line ("ModuleNotFoundError: No module named 'x'"; pytest's
 # "E   AssertionError: ..."): a Python traceback ends in it.
 EXCEPTION_LINE = lazy(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
@@ -813,7 +818,7 @@ def _telling(head: str, whole: str) -> str:
     exception line, else the first other line naming a failure, else the first line that
     does say something, else the first line."""
     lines = [line.strip() for line in head.splitlines() if line.strip()]
-    if not lines or not UNTELLING.search(lines[0]):
+    if not lines or not _untelling(lines[0]):
         return lines[0] if lines else ""
     tail = TOOL_USE_ERROR.sub("", whole[-NOTE_SCAN:]) if len(whole) > NOTE_SCAN else ""
     tail = without_secret_lines(tail)
@@ -821,8 +826,16 @@ def _telling(head: str, whole: str) -> str:
     exceptions = [line for line in lines if EXCEPTION_LINE.match(line)]
     if exceptions:
         return exceptions[-1]
-    telling = (line for line in lines if FAILURE_LINE.search(line) and not UNTELLING.search(line))
-    return next(telling, next((line for line in lines if not UNTELLING.search(line)), lines[0]))
+    telling = (line for line in lines if FAILURE_LINE.search(line) and not _untelling(line))
+    return next(telling, next((line for line in lines if not _untelling(line)), lines[0]))
+
+
+def _untelling(line: str) -> bool:
+    """The line says nothing of why a call failed: ``UNTELLING``, or a progress line
+    (``PROGRESS``) that names no failure."""
+    return bool(UNTELLING.search(line)) or (
+        bool(PROGRESS.search(line)) and not FAILURE_LINE.search(line)
+    )
 
 
 def session_summary(text: str) -> str:
