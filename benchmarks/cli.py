@@ -478,6 +478,10 @@ def real_questions(
         table.add_row(*(str(value) for value in row.values()))
     console.print(table)
     console.print(", ".join(f"{name} {value}" for name, value in report.load.items()))
+    lost = bench.lost_everywhere(report.answers)
+    if lost:
+        halves = "; ".join(f"{half}: {', '.join(ids)}" for half, ids in lost.items())
+        console.print(f"found from the project, lost everywhere: {halves}")
 
 
 def _counts(text: str) -> list[int]:

@@ -237,8 +237,27 @@ class Report:
         return {
             "rows": self.rows,
             "load": self.load,
+            "lost_everywhere": lost_everywhere(self.answers),
             "per_question": [a.to_dict() for a in self.answers],
         }
+
+
+def lost_everywhere(answers: list[Answer]) -> dict[str, list[str]]:
+    """Per half, the questions found from their project and not from everywhere, each as
+    its id and what was lost ("q03 auto", "q58 judged", "q08 auto+judged"): what a person
+    outside every project misses of what the project finds (docs/benchmarks.md, "Asked
+    from everywhere: what the project finds and everywhere loses")."""
+    found = {(a.question.id, a.scoping): a.found(clear_only=False) for a in answers}
+    lost: dict[str, list[str]] = {}
+    for answer in (a for a in answers if a.scoping == "project"):
+        here = found[answer.question.id, "project"]
+        away = found.get((answer.question.id, "everywhere"), here)
+        kinds = [k for k, h, a in zip(("auto", "judged"), here, away, strict=True) if h and not a]
+        if kinds:
+            lost.setdefault(answer.question.half, []).append(
+                f"{answer.question.id} {'+'.join(kinds)}"
+            )
+    return lost
 
 
 def read_json(path: Path) -> Any:

@@ -988,6 +988,28 @@ def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> N
     assert "clear found@5 auto" not in figures([unlabelled])
 
 
+def test_real_questions_list_what_everywhere_loses_of_what_the_project_finds() -> None:
+    from benchmarks.real_questions import Answer, Hit, Question, Report
+
+    def asked(qid: str, scoping: str, *hits: tuple[str, str]) -> Answer:
+        question = Question(qid, "how do we lint?", "a.jsonl", "check", ("ruff",))
+        return Answer(question, scoping, [Hit(frozenset({s}), t, "clear") for s, t in hits])
+
+    answers = [
+        asked("q1", "project", ("a.jsonl", "lint runs with ruff")),
+        asked("q1", "everywhere", ("b.jsonl", "lint runs with eslint")),
+        asked("q2", "project", ("a.jsonl", "lint runs with ruff")),
+        asked("q2", "everywhere", ("a.jsonl", "the linter ran")),
+        asked("q3", "project", ("a.jsonl", "lint runs with ruff")),
+        asked("q3", "everywhere", ("a.jsonl", "lint runs with ruff")),
+        asked("q4", "project"),
+        asked("q4", "everywhere", ("a.jsonl", "lint runs with ruff")),
+    ]
+    lost = Report([], answers).to_dict()["lost_everywhere"]
+    assert lost == {"check": ["q1 auto+judged", "q2 judged"]}
+    assert Report([], answers[4:]).to_dict()["lost_everywhere"] == {}
+
+
 def test_message_speed_dump_writes_the_same_rows_in_every_run(
     make_ctx: Any, tmp_path: Path
 ) -> None:
