@@ -131,9 +131,10 @@ def result_note(call: dict[str, Any]) -> str:
         call.get("resultDisplay") or ""
     )
     wrapped = UNTRUSTED.match(output)
-    command = SHELL_COMMAND.match(output)
-    if wrapped or command:
-        output = shell_output(wrapped.group(1) if wrapped else output[command.end() :])
+    if wrapped:
+        output = shell_output(wrapped.group(1))
+    elif command := SHELL_COMMAND.match(output):
+        output = shell_output(output[command.end() :])
     if is_subagent_call(name, call.get("args")):
         return subagent_report(output, failed, name)
     return tool_result_note(output, failed, name, withholds(call.get("args")))

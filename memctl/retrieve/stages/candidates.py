@@ -371,9 +371,10 @@ def word_weights(run: Run) -> Weighed:
     names it holds that at least ``anchor_memories`` memories mention (anchors: not
     all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
-    (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words), those whose other words it mentions (``core_of``) and days and months, which name a time, not a subject (and, in a large
-    store, the software terms it never names: ``_unknown_terms``); and the anchors
+    (strangers), but for all-capital ones ("OK", "PR", "API" are as often words), those
+    whose other words it mentions (``core_of``) and days and months, which name a time,
+    not a subject (and, in a large store, the software terms it never names:
+    ``_unknown_terms``); and the anchors
     at least ``common_name_share`` of the memories mention (common names). The BM25 leg
     searches the query's words without its common names when no memory holds any other
     of them: a name alone ranks the memories holding it by their length, not their
