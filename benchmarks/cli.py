@@ -407,7 +407,7 @@ def real_questions(
             "--fresh7",
             help="The seventh fresh split's questions (benchmarks/sessions/fresh7: Claude "
             "Code and Gemini CLI sessions of two projects), its sessions in one store with "
-            "the dev set's; blind likewise.",
+            "the dev set's; studied since s32 (no longer blind).",
         ),
     ] = False,
     fresh8: Annotated[

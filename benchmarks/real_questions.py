@@ -50,11 +50,12 @@ them, and 45 questions written before memctl ran on them), halves ``fresh6-tune`
 ``--fresh7`` asks the seventh (``benchmarks/sessions/fresh7/``: 23 sessions of two projects
 and two clients, Claude Code JSONL from Entire's v2 checkpoint ref and Gemini CLI session
 documents of one person's machine administration, and 57 questions written before memctl ran
-on them), halves ``fresh7-tune`` and ``fresh7-check``; blind too.
+on them), halves ``fresh7-tune`` and ``fresh7-check``; blind until s32-fresh7 studied it
+(docs/benchmarks.md): no longer blind.
 ``--fresh8`` asks the eighth (``benchmarks/sessions/fresh8/``: 21 sessions of two projects
 and three clients, Claude Code JSONL and Codex rollouts from Entire's v2 checkpoint ref and
 Gemini CLI session documents, and 52 questions written before memctl ran on them), halves
-``fresh8-tune`` and ``fresh8-check``; blind too.
+``fresh8-tune`` and ``fresh8-check``; blind.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -104,8 +105,8 @@ FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind like
 FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
 FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
 FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
-FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code and Gemini CLI, likewise
-FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex and Gemini CLI, likewise
+FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code, Gemini CLI; studied since s32
+FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex and Gemini CLI, blind
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -123,8 +124,8 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7: neither half tuned on
-# fresh8 (s32): neither half tuned on either
+# fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7 (read by s32-fresh7),
+# fresh8: neither half tuned on
 HALVES = (
     "tune",
     "check",

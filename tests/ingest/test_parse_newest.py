@@ -86,6 +86,19 @@ def test_gemini_a_command_that_failed_by_its_exit_code() -> None:
     ]
 
 
+def test_gemini_before_0_61_a_shell_result_is_what_the_command_said() -> None:
+    """Gemini CLI's one-document sessions (fresh7, M-Gemini, CC0 1.0) frame a shell's result
+    in fields, the command first: a failure's note is its error, not "Command: ..."."""
+    path = FRESH_SESSIONS.parent / "fresh7" / "gemini-mgemini-2025-12-06-e0f194ce.json"
+    notes = [m.content for m in read_transcript(fixture(str(path)), None).messages]
+    assert notes[6].startswith(
+        "[tool error run_shell_command: exit 1: iex : The term 'Get-FileHash' is not recognized"
+    )
+    assert "[tool result run_shell_command: 2.0.60 (Claude Code)]" in notes
+    assert "[tool result run_shell_command: 192.168.8.1]" in notes
+    assert not any("Directory: (root)" in n or "(none)" in n or "PGID" in n for n in notes)
+
+
 def test_claude_code_keeps_the_persons_answer_at_a_permission_prompt_as_theirs() -> None:
     messages = said("claude-code-2.1.332.jsonl")
     refused = messages.index(

@@ -22,6 +22,7 @@ from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
     TERMS_KNOWN_FROM,
     candidates,
+    core_of,
     could_be_stranger,
     word_weights,
 )
@@ -714,6 +715,21 @@ def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Con
     weighed = word_weights(run)
     # "API" names a topic as often as a thing: a memory holding it is not clear for that
     assert weighed.anchors == frozenset({"Caroline"}) and not weighed.strangers
+
+
+def test_a_name_with_an_all_capital_word_is_known_by_its_other_words(ctx: Context) -> None:
+    # M-Gemini's sessions (benchmarks/sessions/fresh7, CC0 1.0) say Windows, never "Windows PC"
+    stored(ctx, "install claude code cli for windows powershell")
+    stored(ctx, "Switched RealTimeIsUniversal so that Windows keeps the right hour")
+    assert not word_weights(make_run(ctx, "What is installed on the Windows PC?")).strangers
+    strangers = word_weights(make_run(ctx, "What runs on the Nairobi PC?")).strangers
+    assert strangers == frozenset({"Nairobi PC"})
+    assert [core_of(n) for n in ("Windows PC", "US English", "Ben", "PR")] == [
+        ("windows",),
+        ("english",),
+        (),
+        (),
+    ]
 
 
 def test_a_software_term_a_large_store_never_names_is_a_stranger(ctx: Context) -> None:

@@ -63,8 +63,18 @@ FAILED = "error"  # the status of a Gemini CLI tool call that failed
 # Signal, Background PIDs when there are some). Its call's status says "success" whatever
 # the exit code: the code decides, as a shell's does (common.EXIT_CODE)
 UNTRUSTED = lazy(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
-SHELL_OUTPUT = lazy(r"\AOutput: ")
-SHELL_FIELDS = lazy(r"^(?:Process Group PGID|Background PIDs|Signal): [^\n]*\n?", re.M)
+# Before 0.61 (the one-document ``.json`` sessions) every field is there, unwrapped, the
+# command and its folder first: "Command: ls\nDirectory: (root)\nOutput: ...\nError:
+# (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 8"
+# (gemini-cli packages/core/src/tools/shell.ts). Read whole, the note of a failed command
+# was its first line, "Command: ...", and not the error its output gave (fresh7's
+# "The term 'Get-FileHash' is not recognized"): the call's note names the command already.
+SHELL_COMMAND = lazy(r"\ACommand: .*?\nDirectory: [^\n]*\n", re.S)
+SHELL_OUTPUT = lazy(r"\AOutput: (?:\(empty\)$)?", re.M)
+SHELL_FIELDS = lazy(
+    r"^(?:(?:Process Group PGID|Background PIDs|Signal): [^\n]*|Error: \(none\))(?:\n|\Z)",
+    re.M,
+)
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 REQUESTS = "requests"  # the member of a Copilot Chat session holding its turns
 WHOLE = ("messages", REQUESTS)  # the members that make a JSONL line a whole document
@@ -124,7 +134,9 @@ def result_note(call: dict[str, Any], tally: Tally) -> str:
     )
     wrapped = UNTRUSTED.match(output)
     if wrapped:
-        output = SHELL_FIELDS.sub("", SHELL_OUTPUT.sub("", wrapped.group(1)))
+        output = shell_output(wrapped.group(1))
+    elif command := SHELL_COMMAND.match(output):
+        output = shell_output(output[command.end() :])
     if is_subagent_call(name, call.get("args")):
         note = subagent_report(output, failed, name)
         took(tally, name, call.get("args"), output, note, False)
@@ -133,6 +145,12 @@ def result_note(call: dict[str, Any], tally: Tally) -> str:
     note = tool_result_note(output, failed, name, withheld)
     took(tally, name, call.get("args"), output, note, withheld)
     return note
+
+
+def shell_output(fields: str) -> str:
+    """What Gemini CLI's shell fields say happened: the output, an error other than
+    "(none)" and the exit code, without the fields that say nothing of it."""
+    return SHELL_FIELDS.sub("", SHELL_OUTPUT.sub("", fields)).strip()
 
 
 def copilot_turn(request: Any, tally: Tally) -> list[Parsed]:

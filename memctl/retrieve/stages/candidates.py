@@ -371,9 +371,10 @@ def word_weights(run: Run) -> Weighed:
     names it holds that at least ``anchor_memories`` memories mention (anchors: not
     all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
-    (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words) and days and months, which name a time, not a subject (and, in a large
-    store, the software terms it never names: ``_unknown_terms``); and the anchors
+    (strangers), but for all-capital ones ("OK", "PR", "API" are as often words), those
+    whose other words it mentions (``core_of``) and days and months, which name a time,
+    not a subject (and, in a large store, the software terms it never names:
+    ``_unknown_terms``); and the anchors
     at least ``common_name_share`` of the memories mention (common names). The BM25 leg
     searches the query's words without its common names when no memory holds any other
     of them: a name alone ranks the memories holding it by their length, not their
@@ -387,12 +388,19 @@ def word_weights(run: Run) -> Weighed:
         return Weighed(weights, frozenset(), terms, frozenset(), run.query.alternatives, held)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
-    wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
+    cores = {name: core_of(name) for name in phrases}
+    wanted = [
+        *phrases.values(),
+        *(p for found in synonyms.values() for p in found),
+        *(core for core in cores.values() if core),
+    ]
     counts = phrase_document_counts(run.ctx.db, wanted)
     least = run.params.anchor_memories
     mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
-    # a name the store writes in other words ("PRs": pull requests) is no stranger
+    # a name the store writes in other words ("PRs": pull requests) is no stranger, nor one
+    # whose words other than its all-capital ones it mentions ("Windows PC": Windows)
     known = {n for n, found in synonyms.items() if any(counts.get(" ".join(p)) for p in found)}
+    known |= {n for n, core in cores.items() if core and counts.get(" ".join(core))}
     unknown = {
         name
         for name, n in mentions.items()
@@ -402,8 +410,11 @@ def word_weights(run: Run) -> Weighed:
         known_names = named_words(run.named_projects)
         unknown = {name for name in unknown if not set(phrases[name]) <= known_names}
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
-        said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
-        unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
+        asked = [p for name in sorted(unknown) for p in (phrases[name], cores[name]) if p]
+        said = phrases_said(run.ctx.db, asked)
+        unknown = {
+            name for name in unknown if not said & {" ".join(phrases[name]), " ".join(cores[name])}
+        }
     unknown |= terms
     anchors = frozenset(
         name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
@@ -458,6 +469,18 @@ CALENDAR = frozenset((*MONTHS, *WEEKDAYS))
 # reworded question uses them ("timestamps", "permissions"); density.LOCAL_ROWS's size
 # (docs/benchmarks.md, "Software terms the store never names").
 TERMS_KNOWN_FROM = 200
+
+
+def core_of(name: str) -> tuple[str, ...]:
+    """A name's words but its all-capital ones, lower-cased, when it has both kinds (else
+    none): "Windows PC" is Windows's PC, as "US English" is English. An all-capital word
+    is as often a word ("PC", "VM", "US") as a name, and alone is never a stranger
+    (``could_be_stranger``): beside a name the store knows, it makes none of the name
+    either (fresh7's "the Windows PC", in sessions saying Windows and never "Windows PC",
+    vetoed every answer: docs/benchmarks.md, "fresh7 read and repaired")."""
+    words = name.split()
+    kept = tuple(w.lower() for w in words if w != w.upper())
+    return kept if 0 < len(kept) < len(words) else ()
 
 
 def could_be_stranger(name: str) -> bool:
