@@ -1,0 +1,80 @@
+"""What a prompt asks (retrieve/asking.py): the per-prompt hook recalls for the sentences
+typed to ask, not for the token, log, code or thanks that came with them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.api import recall
+from memctl.api.recall import PromptRequest
+from memctl.context import Context
+from memctl.memories.operations import remember
+from memctl.retrieve.asking import MAX_QUESTIONS, asked
+
+QUESTION = "How do we deploy a release?"
+TOKEN = "ghp_" + "yJofZDRNlInq29a4amhJdMTxEEnNI8CHasWJ"
+LOG = (
+    "2024-06-13 18:18:02 INFO  [main] Starting service on port 7952\n"
+    "2024-05-19 13:36:07 ERROR [worker-3] request failed: upstream timed out after 30s"
+)
+TRACE = (
+    'Traceback (most recent call last):\n  File "billing/cli.py", line 53, in <module>\n'
+    "    main()\nKeyError: 'config'"
+)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        f"{QUESTION} My token: {TOKEN}",
+        f"{QUESTION}\n\n{LOG}",
+        f"{QUESTION}\n{TRACE}",
+        f"{QUESTION}\n\n```python\ndef total(items):\n    return sum(items)\n```",
+        f"Hi! {QUESTION} Thanks so much.",
+        f"{QUESTION} Sorry if this is a silly question, it's been a long week.",
+        f"{QUESTION} よろしくお願いします",
+    ],
+)
+def test_a_prompt_asks_its_question_not_what_came_with_it(prompt: str) -> None:
+    assert asked(prompt) == [QUESTION]
+
+
+def test_a_question_without_its_subject_asks_about_the_sentences_around_it() -> None:
+    prompt = "I get a 502 from the billing service after a deploy. Any idea?"
+    assert asked(prompt) == [prompt]
+    assert asked(f"{prompt} Thanks!") == [prompt]
+
+
+def test_each_question_of_a_prompt_is_asked_on_its_own() -> None:
+    second = "Also, can you fix the failing lint check?"
+    assert asked(f"{QUESTION} {second}") == [QUESTION, second]
+    services = ["billing", "search", "auth", "ingest", "mail"][: MAX_QUESTIONS + 1]
+    many = " ".join(f"How do we deploy the {name} service?" for name in services)
+    assert len(asked(many)) == MAX_QUESTIONS
+
+
+def test_a_question_in_japanese_or_korean_asks_without_a_question_mark() -> None:
+    question = "デプロイの方法は何でしたっけ"
+    assert asked(f"ありがとう。{question}。前のメモは見ました") == [f"{question}。"]
+    assert asked("배포 방법이 뭐였나요. 확인 부탁드려요") == ["배포 방법이 뭐였나요."]
+
+
+def test_a_prompt_that_is_only_a_paste_is_recalled_for_whole() -> None:
+    assert asked(LOG) == [" ".join(LOG.split())]
+    assert asked(f"  {QUESTION}  ") == [QUESTION]
+
+
+def test_the_per_prompt_block_holds_with_a_token_or_a_log_and_names_neither(
+    ctx: Context,
+) -> None:
+    """Recalled whole, the token's twenty parts no memory writes took the block away
+    (s31-copilot2); the block's heading names the question, not the token."""
+    fact = "We deploy a release with make release from the main branch."
+    remember(ctx, fact)
+    remember(ctx, "The staging cluster runs k3s on the office rack.")
+    for prompt in (QUESTION, f"{QUESTION} My token: {TOKEN}", f"{QUESTION}\n\n{LOG}"):
+        block = recall.prompt_context(ctx, PromptRequest(prompt)).block
+        assert fact in block
+        assert TOKEN not in block and "upstream" not in block
+    unrelated = f"What is the capital of Mongolia? My token: {TOKEN}\n{LOG}"
+    assert recall.prompt_context(ctx, PromptRequest(unrelated)).block == ""
