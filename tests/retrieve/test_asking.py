@@ -78,3 +78,16 @@ def test_the_per_prompt_block_holds_with_a_token_or_a_log_and_names_neither(
         assert TOKEN not in block and "upstream" not in block
     unrelated = f"What is the capital of Mongolia? My token: {TOKEN}\n{LOG}"
     assert recall.prompt_context(ctx, PromptRequest(unrelated)).block == ""
+
+
+def test_two_questions_of_one_prompt_each_bring_their_memory(ctx: Context) -> None:
+    deploy = "We deploy a release with make release from the main branch."
+    staging = "The staging cluster runs k3s on the office rack."
+    remember(ctx, deploy)
+    remember(ctx, staging)
+    prompt = f"{QUESTION} Also, where does the staging cluster run? Thanks!"
+    found = recall.prompt_context(ctx, PromptRequest(prompt))
+    assert deploy in found.block and staging in found.block
+    assert "Memories relevant to: How do we deploy a release? Also, where does" in found.block
+    small = recall.prompt_context(ctx, PromptRequest(prompt, budget=20))
+    assert len(small.ids) == 1  # one question's memory fills the budget of both
