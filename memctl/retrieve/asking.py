@@ -5,19 +5,24 @@ block, a file path, a long tail of context or apology, a second request, a greet
 "thanks". Recalled for whole, a prompt's extra words dilute its meaning (one vector for
 all of it) and its share of words held (a random key splits into twenty parts no memory
 writes), and the per-prompt hook gave no block where the question alone got one
-(docs/benchmarks.md, "What a prompt asks"). So the per-prompt hook recalls for ``asking``:
+(docs/benchmarks.md, "What a prompt asks"). So the per-prompt hook recalls for what it
+asks (``asked``):
 
 - lines laid out as a machine writes them (``LAID_OUT``: a log line, a trace's frame, an
   indented or fenced block, a shell prompt, a JSON or ini line) are left out, as the
-  distiller leaves them out of a user's rules (ingest/pasted.py);
-- so are keys, tokens and hashes (``KEY_RUN``: 20 or more letters and digits mixed, no word
-  any memory is searched by), and the sentences of greetings and thanks alone (``CHATTER``);
-- of the sentences left, those that ask (``asks``: "?", a question word and an auxiliary
-  verb, a Japanese, Korean or Chinese question ending) and name their subject
-  (``SUBJECT_WORDS`` content words) are recalled for, each on its own: a question that says
-  what it is about stands alone, and two questions in one prompt ("When did we move to
-  Postgres? Also, can you fix the lint check?") are two recalls, not one vector of both.
-  With none, "Any idea?" asks about the sentences around it: they are recalled for as one.
+  distiller leaves them out of a user's rules (ingest/pasted.py), and so are a trace's
+  exception line and a line of code of one token (``TRACE_LINE``);
+- so are keys, tokens and hashes (``KEY_RUN``: a word of 16 or more letters and digits
+  mixed, no word any memory is searched by; a sentence that held one and asks nothing says
+  what the key is), and sentences of greetings and thanks alone (``CHATTER``);
+- the sentences left are recalled for as one: a question's context is as often said
+  before it as after it ("The folder is empty. Can you import the session there?", "Can
+  you update these tests? We only pick the latest path now"), and a question alone lost it
+  on real prompts;
+- but two or more sentences that ask (``asks``: "?", a question word and an auxiliary verb;
+  a Japanese, Korean or Chinese question ending) and name their subject
+  (``SUBJECT_WORDS`` content words) are recalled for each on its own: "When did we move to
+  Postgres? Also, can you fix the lint check?" is two recalls, not one vector of both.
 
 Nothing is left (a prompt that is only a paste): the prompt itself is recalled for.
 """
@@ -47,6 +52,10 @@ LAID_OUT = lazy(
     r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
 )
 FENCE = lazy(r"^\s*(?:```|~~~)")
+# Lines of a trace or of code that LAID_OUT does not see: an exception's own line
+# ("KeyError: 'config'", "TypeError: Cannot read properties of undefined"), and a line of
+# one ASCII token with a bracket, a brace, a semicolon or an equals sign ("main()", "};").
+TRACE_LINE = lazy(r"^\s*[A-Z]\w*(?:Error|Exception)\b|^\s*[!-~]*[(){}\[\];=][!-~]*\s*$")
 # A key, a token, a hash: a run of key characters holding a word of 16 or more letters and
 # digits mixed ("ghp_…", "sk-proj-…", "AKIA…"), as the privacy scanner's high-entropy
 # detector reads one (memories/privacy.py), without its 40 ms of patterns to load on every
@@ -65,11 +74,24 @@ CHATTER = frozenset(
 ABBREVIATION = lazy(r"(?:\b[A-Za-z]|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e))\.\s*$")
 # Japanese, Korean and Chinese write a question without "?" as often as with one; these
 # endings ask ("…ですか", "…っけ", "…나요", "…까", "…吗"), before any closing stop.
-CJK_QUESTION_ENDS = ("か", "かな", "っけ", "까", "까요", "나요", "니", "냐", "吗", "呢", "么")
+CJK_QUESTION_ENDS = (
+    "か",
+    "かな",
+    "っけ",
+    "까",
+    "까요",
+    "나요",
+    "가요",
+    "니",
+    "냐",
+    "吗",
+    "呢",
+    "么",
+)
 CLOSING_STOPS = " 。.…"
 # A question with this many content words names its subject ("how do we deploy a release"):
-# it is recalled for alone. One with fewer ("Any idea?", "What's the fix?") is asked about
-# the sentences with it.
+# beside another such, it is recalled for alone. One with fewer ("Any idea?", "What's the
+# fix?") is asked about the sentences with it.
 SUBJECT_WORDS = 2
 # Questions of one prompt recalled for, each a recall of its own (~40 ms of CPU): a prompt
 # of more is a list of tasks, and its first ones say what it is about.
@@ -77,15 +99,27 @@ MAX_QUESTIONS = 3
 
 
 def asked(prompt: str) -> list[str]:
-    """What ``prompt`` asks (see the module's docstring), each question naming its subject
-    on its own, at most ``MAX_QUESTIONS``; else its typed sentences as one; else, when
-    nothing is left, the prompt itself."""
-    typed = [s for line in typed_lines(prompt) for s in whole_sentences(without_keys(line))]
+    """What ``prompt`` asks (see the module's docstring): its typed sentences as one, or,
+    when two or more of them ask and name their subject, each of those on its own (at most
+    ``MAX_QUESTIONS``); when nothing is left, the prompt itself."""
+    typed = [s for line in typed_lines(prompt) for s in typed_sentences(line)]
     typed = [" ".join(s.split()) for s in typed if not chatter(s)]
     named = [s for s in typed if asking_sentence(s) and subject(s)]
-    if named:
+    if len(named) > 1:
         return named[:MAX_QUESTIONS]
     return [" ".join(typed) or " ".join(prompt.split())]
+
+
+def typed_sentences(line: str) -> list[str]:
+    """``line``'s sentences without their keys (``KEY_RUN``); a sentence that held one and
+    asks nothing is left out whole: it says what the key is ("My token: …", "export
+    GITHUB_TOKEN=…"), not what is asked."""
+    found = []
+    for sentence in whole_sentences(line):
+        kept = without_keys(sentence)
+        if kept == sentence or asking_sentence(kept):
+            found.append(kept)
+    return found
 
 
 def typed_lines(prompt: str) -> list[str]:
@@ -95,6 +129,8 @@ def typed_lines(prompt: str) -> list[str]:
         if FENCE.match(line):
             fenced = not fenced
         elif not fenced and line.strip() and not LAID_OUT.search(line):
+            if TRACE_LINE.match(line):
+                continue
             kept.append(line)
     return kept
 

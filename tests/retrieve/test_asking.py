@@ -31,32 +31,37 @@ TRACE = (
         f"{QUESTION}\n{TRACE}",
         f"{QUESTION}\n\n```python\ndef total(items):\n    return sum(items)\n```",
         f"Hi! {QUESTION} Thanks so much.",
-        f"{QUESTION} Sorry if this is a silly question, it's been a long week.",
-        f"{QUESTION} よろしくお願いします",
+        f"Hey, quick question.\n{QUESTION}\n\nCheers.",
     ],
 )
 def test_a_prompt_asks_its_question_not_what_came_with_it(prompt: str) -> None:
     assert asked(prompt) == [QUESTION]
 
 
-def test_a_question_without_its_subject_asks_about_the_sentences_around_it() -> None:
+def test_a_question_is_asked_with_the_sentences_around_it() -> None:
     prompt = "I get a 502 from the billing service after a deploy. Any idea?"
     assert asked(prompt) == [prompt]
     assert asked(f"{prompt} Thanks!") == [prompt]
+    context = "Can you update these tests? We only pick the latest path now."
+    assert asked(f"{context}\n{TRACE}") == [context]
 
 
 def test_each_question_of_a_prompt_is_asked_on_its_own() -> None:
     second = "Also, can you fix the failing lint check?"
     assert asked(f"{QUESTION} {second}") == [QUESTION, second]
+    assert asked(f"{QUESTION} Any idea?") == [f"{QUESTION} Any idea?"]
     services = ["billing", "search", "auth", "ingest", "mail"][: MAX_QUESTIONS + 1]
     many = " ".join(f"How do we deploy the {name} service?" for name in services)
     assert len(asked(many)) == MAX_QUESTIONS
 
 
 def test_a_question_in_japanese_or_korean_asks_without_a_question_mark() -> None:
-    question = "デプロイの方法は何でしたっけ"
-    assert asked(f"ありがとう。{question}。前のメモは見ました") == [f"{question}。"]
-    assert asked("배포 방법이 뭐였나요. 확인 부탁드려요") == ["배포 방법이 뭐였나요."]
+    deploy, staging = "デプロイの方法は何でしたっけ。", "ステージングのサーバーはどこですか"
+    assert asked(f"{deploy}{staging}") == [deploy, staging]
+    assert asked("배포 방법이 뭐였나요. 스테이징 서버는 어디인가요") == [
+        "배포 방법이 뭐였나요.",
+        "스테이징 서버는 어디인가요",
+    ]
 
 
 def test_a_prompt_that_is_only_a_paste_is_recalled_for_whole() -> None:
