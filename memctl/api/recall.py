@@ -16,6 +16,7 @@ from memctl.memories.provenance import forged, start_refusal, trusted_hosts, tru
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
+from memctl.retrieve.asking import searched_for
 from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
 from memctl.retrieve.named_projects import projects_named_in
 from memctl.retrieve.params import MODES
@@ -156,7 +157,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         searched = (*searched, *(s for s in named if s not in searched))
     result = run_recall(
         ctx,
-        request.query,
+        searched_for(request.query),  # what it asks, without a log or key pasted beside it
         request.limit,
         searched,
         now=moment,

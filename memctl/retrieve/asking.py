@@ -21,10 +21,14 @@ asks (``asked``):
   on real prompts;
 - but two or more sentences that ask (``asks``: "?", a question word and an auxiliary verb;
   a Japanese, Korean or Chinese question ending) and name their subject
-  (``SUBJECT_WORDS`` content words) are recalled for each on its own: "When did we move to
-  Postgres? Also, can you fix the lint check?" is two recalls, not one vector of both.
+  (``SUBJECT_WORDS`` content words) are recalled for each on its own, with the sentences
+  that do not ask: "When did we move to Postgres? Also, can you fix the lint check?" is
+  two recalls, not one vector of both.
 
 Nothing is left (a prompt that is only a paste): the prompt itself is recalled for.
+`memctl recall` and MCP ``memory_search`` search an explicit query the same way, as one text
+(``searched_for``): beside a question, a pasted log or trace made an unrelated question a
+clear match to the sessions that hold such lines.
 """
 
 from __future__ import annotations
@@ -100,14 +104,33 @@ MAX_QUESTIONS = 3
 
 def asked(prompt: str) -> list[str]:
     """What ``prompt`` asks (see the module's docstring): its typed sentences as one, or,
-    when two or more of them ask and name their subject, each of those on its own (at most
-    ``MAX_QUESTIONS``); when nothing is left, the prompt itself."""
-    typed = [s for line in typed_lines(prompt) for s in typed_sentences(line)]
-    typed = [" ".join(s.split()) for s in typed if not chatter(s)]
-    named = [s for s in typed if asking_sentence(s) and subject(s)]
-    if len(named) > 1:
-        return named[:MAX_QUESTIONS]
-    return [" ".join(typed) or " ".join(prompt.split())]
+    when two or more of them ask and name their subject, one text per question (at most
+    ``MAX_QUESTIONS``), each with the sentences that do not ask ("I wanted to check on our
+    talk about Netflix." says what both questions after it are about); when nothing is
+    left, the prompt itself."""
+    sentences = typed(prompt)
+    named = [s for s in sentences if asking_sentence(s) and subject(s)]
+    if len(named) < 2:
+        return [" ".join(sentences) or " ".join(prompt.split())]
+    return [
+        " ".join(s for s in sentences if s == question or s not in named)
+        for question in named[:MAX_QUESTIONS]
+    ]
+
+
+def typed(prompt: str) -> list[str]:
+    """The sentences of ``prompt`` its writer typed: not on a laid-out line, without keys,
+    greetings and thanks (see the module's docstring)."""
+    found = [s for line in typed_lines(prompt) for s in typed_sentences(line)]
+    return [" ".join(s.split()) for s in found if not chatter(s)]
+
+
+def searched_for(query: str) -> str:
+    """What recall searches an explicit query for: its typed sentences as one text (a
+    pasted log or trace beside a question made unrelated questions clear matches), or
+    ``query`` itself, as written, when that leaves out nothing but blanks, or everything."""
+    joined = " ".join(typed(query))
+    return query if joined in ("", " ".join(query.split())) else joined
 
 
 def typed_sentences(line: str) -> list[str]:
@@ -163,8 +186,11 @@ def words(sentence: str) -> list[str]:
 
 
 def chatter(sentence: str) -> bool:
-    """A sentence of greetings, thanks and function words alone (or no word at all)."""
-    return all(w in CHATTER or function_word(w) for w in words(sentence))
+    """A sentence of greetings, thanks and function words alone (or of no word at all) that
+    does not ask: "Thanks!", "ありがとうございます。"; "Why?" asks."""
+    return all(w in CHATTER or function_word(w) for w in words(sentence)) and not (
+        asking_sentence(sentence)
+    )
 
 
 def asking_sentence(sentence: str) -> bool:

@@ -9,7 +9,7 @@ from memctl.api import recall
 from memctl.api.recall import PromptRequest
 from memctl.context import Context
 from memctl.memories.operations import remember
-from memctl.retrieve.asking import MAX_QUESTIONS, asked
+from memctl.retrieve.asking import MAX_QUESTIONS, asked, searched_for
 
 QUESTION = "How do we deploy a release?"
 TOKEN = "ghp_" + "yJofZDRNlInq29a4amhJdMTxEEnNI8CHasWJ"
@@ -96,3 +96,28 @@ def test_two_questions_of_one_prompt_each_bring_their_memory(ctx: Context) -> No
     assert "Memories relevant to: How do we deploy a release? Also, where does" in found.block
     small = recall.prompt_context(ctx, PromptRequest(prompt, budget=20))
     assert len(small.ids) == 1  # one question's memory fills the budget of both
+
+
+def test_each_question_keeps_the_sentences_that_do_not_ask() -> None:
+    about = "I wanted to check on our talk about the billing service."
+    first, second = "Which port does it listen on?", "Who deployed it last?"
+    assert asked(f"{about} {first} {second}") == [f"{about} {first}", f"{about} {second}"]
+    assert asked("The agent exited at once. Why?") == ["The agent exited at once. Why?"]
+
+
+def test_recall_searches_what_a_query_asks_and_a_typed_query_as_written() -> None:
+    assert searched_for(f"{QUESTION}\n\n{LOG}") == QUESTION
+    assert searched_for(f"{QUESTION} My token: {TOKEN}") == QUESTION
+    typed = "deploy  release;  why?"
+    assert searched_for(typed) == typed
+    assert searched_for(LOG) == LOG  # a log alone is searched for as pasted
+
+
+def test_recall_of_a_question_with_a_log_pasted_is_no_clear_match(ctx: Context) -> None:
+    """Searched whole, the log's words made the sessions that quote such lines clear
+    matches to a question about nothing stored; the log alone still finds them."""
+    remember(ctx, "The worker-3 request failed: upstream timed out after 30s; pool raised.")
+    remember(ctx, "Starting service on port 7952 takes a minute after a deploy.")
+    found = recall.recall(ctx, recall.RecallRequest(f"Who won the cup?\n\n{LOG}", touch=False))
+    assert found.result.clear == []
+    assert recall.recall(ctx, recall.RecallRequest(LOG, touch=False)).result.clear
