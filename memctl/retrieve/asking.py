@@ -76,6 +76,9 @@ CHATTER = frozenset(
 # A sentence's end that is no end: an initial or a title's abbreviation before the name it
 # goes with ("Dr. Okonkwo", "the U.S. and", "J.K. Rowling", "e.g. this").
 ABBREVIATION = lazy(r"(?:\b[A-Za-z]|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e))\.\s*$")
+# The end of a question or an exclamation after a number, which fit.sentences does not cut
+# (its end is no list number's "1. ").
+NUMBER_ASKED = lazy(r"(?<=\d[?!])\s+")
 # Japanese, Korean and Chinese write a question without "?" as often as with one; these
 # endings ask ("…ですか", "…っけ", "…나요", "…까", "…吗"), before any closing stop.
 CJK_QUESTION_ENDS = (
@@ -168,10 +171,11 @@ def is_key(run: str) -> bool:
 
 
 def whole_sentences(line: str) -> list[str]:
-    """``line``'s sentences (``fit.sentences``), none cut after an initial or a title's
-    abbreviation ("Dr. Okonkwo", "the U.S.", "C. S. Lewis")."""
+    """``line``'s sentences (``fit.sentences``, and a question ending in a number: "…in
+    2023? My token: …"), none cut after an initial or a title's abbreviation ("Dr.
+    Okonkwo", "the U.S.", "C. S. Lewis")."""
     found: list[str] = []
-    for piece in sentences(line):
+    for piece in (p for s in sentences(line) for p in NUMBER_ASKED.split(s)):
         # its last characters only: a sentence grows by each piece joined to it
         if found and ABBREVIATION.search(found[-1], max(0, len(found[-1]) - 8)):
             found[-1] += piece

@@ -64,6 +64,15 @@ def test_a_question_in_japanese_or_korean_asks_without_a_question_mark() -> None
     ]
 
 
+def test_a_question_ending_in_a_number_ends_its_sentence() -> None:
+    asked_then = "Where did we go in 2023?"
+    assert asked(f"{asked_then} (token = {TOKEN})") == [asked_then]
+    assert asked(f"{asked_then} Also, can you fix the lint check?") == [
+        asked_then,
+        "Also, can you fix the lint check?",
+    ]
+
+
 def test_a_prompt_that_is_only_a_paste_is_recalled_for_whole() -> None:
     assert asked(LOG) == [" ".join(LOG.split())]
     assert asked(f"  {QUESTION}  ") == [QUESTION]
