@@ -318,6 +318,54 @@ def injection(
     console.print(table)
 
 
+@app.command("injection-noise")
+def injection_noise(
+    ctx: typer.Context,
+    data: DataOption,
+    limit: LimitOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the additions.")] = 0,
+    with_recall: Annotated[
+        bool, typer.Option("--recall", help="Also `memctl recall` on the same prompts.")
+    ] = False,
+    cache: CacheOption = None,
+    details: DetailsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Per-prompt injection with what real prompts carry: tokens, logs, code, long tails."""
+    from benchmarks import perturb as bench
+
+    settings, embed_cache = _open_cache(ctx, cache)
+    with _progress() as progress:
+        task = progress.add_task("conversations", total=None)
+        report = bench.run(
+            settings,
+            embed_cache,
+            data,
+            limit=limit,
+            seed=seed,
+            with_recall=with_recall,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    if details is not None:
+        with details.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+    rows = report.rows()
+    if as_json:
+        print_json(rows)
+        return
+    columns = ["evidence injected", "given a block", "blocks lost", "unrelated given a block"]
+    if with_recall:
+        columns += ["recall@5", "unrelated with a clear match"]
+    table = Table(title="Per-prompt injection with additions (tune / check)")
+    table.add_column("addition")
+    for column in columns:
+        table.add_column(column, justify="right")
+    for row in rows:
+        cells = [" / ".join(str(row[f"{h}: {c}"]) for h in ("tune", "check")) for c in columns]
+        table.add_row(str(row["addition"]), *cells)
+    console.print(table)
+
+
 @app.command("real-questions")
 def real_questions(
     ctx: typer.Context,

@@ -16,6 +16,7 @@ from memctl.memories.provenance import forged, start_refusal, trusted_hosts, tru
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
+from memctl.retrieve.asking import searched_for
 from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
 from memctl.retrieve.named_projects import projects_named_in
 from memctl.retrieve.params import MODES
@@ -156,7 +157,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         searched = (*searched, *(s for s in named if s not in searched))
     result = run_recall(
         ctx,
-        request.query,
+        searched_for(request.query),  # what it asks, without a log or key pasted beside it
         request.limit,
         searched,
         now=moment,
@@ -360,26 +361,39 @@ class PromptContext:
 def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
     through and one memory weighs enough for a block nobody asked for (``prompt_items``),
-    less what the session was already given, within the prompt budget."""
-    from memctl.retrieve.context_block import prompt_items, render_context
+    less what the session was already given, within the prompt budget. Recalled for: what
+    the prompt asks (``asking.asked``: each question, not the token, log or code pasted
+    with it)."""
+    from memctl.retrieve.asking import asked
+    from memctl.retrieve.context_block import prompt_items, render_context, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
-    text = request.prompt.strip()[:PROMPT_CHARS]
-    if not text or not ctx.settings.db_path.exists():
+    questions = asked(request.prompt.strip()[:PROMPT_CHARS])
+    if not questions[0] or not ctx.settings.db_path.exists():
         return PromptContext("", [])
-    result = run_recall(  # recall's own limit: a smaller one would change its top results
-        ctx,
-        text,
-        None,
-        recall_scopes(ctx, request.scope),
-        now=request.now,
-        touch=False,  # given unasked is not recalled, as at session start
-        budget=request.budget or ctx.settings.context_prompt_budget,
-        possible=0,  # a block nobody asked for holds clear matches only
-        asking=request.session,
-    )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
-    fresh = prompt_items(result, request.shown, compact, request.session)
+    budget = request.budget or ctx.settings.context_prompt_budget
+    found: dict[str, Recalled] = {}
+    run = None
+    for question in questions:
+        result = run_recall(  # recall's own limit: a smaller one would change its top results
+            ctx,
+            question,
+            None,
+            recall_scopes(ctx, request.scope),
+            now=request.now,
+            touch=False,  # given unasked is not recalled, as at session start
+            budget=budget,
+            possible=0,  # a block nobody asked for holds clear matches only
+            asking=request.session,
+        )
+        if result.run is not None:
+            run = run or result.run
+            for item in prompt_items(result, request.shown, compact, request.session):
+                found.setdefault(item.memory.id, item)
+    if run is None:
+        return PromptContext("", [])
+    fresh = within(list(found.values()), budget, compact, run.params)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)
@@ -388,7 +402,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         for r in fresh
         if not start_refusal(r.memory, hosts.get(r.memory.id), trust, r.memory.id in unsigned)
     ]
-    if not fresh or result.run is None:
+    if not fresh:
         return PromptContext("", [])
-    block = render_context(text, fresh, result.run.now, hosts=hosts)
+    block = render_context(" ".join(questions), fresh, run.now, hosts=hosts)
     return PromptContext(block, [r.memory.id for r in fresh])

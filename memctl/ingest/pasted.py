@@ -16,6 +16,7 @@ from itertools import dropwhile
 
 from memctl.lazy_re import lazy
 from memctl.model import Role
+from memctl.retrieve.asking import LAID_OUT  # the shapes a line is laid out in
 
 # A typed request is shorter: in the 59 sessions of benchmarks/sessions the longest user
 # turn a rule was read from is 1,103 characters (the user's own plan), and the pasted
@@ -31,20 +32,6 @@ TITLE_MAX_CHARS = 40
 # sections, each a title or a markdown heading over a paragraph. A typed request has
 # none; a typed spec may have a heading or two, mostly over lists.
 MIN_SECTIONS = 3
-LAID_OUT = lazy(
-    r"^\s{0,3}#{1,6}\s"  # a markdown heading
-    r"|^\s*(?:```|~~~)"  # a code fence
-    r"|^(?: {4,}|\t)\S"  # indented: code, a manual's option text, a stack frame
-    r"|^\s*-{1,2}[A-Za-z0-9][\w-]*(?:[ ,=<\[]|$)"  # an option: "-c, --comments", "--json <f>"
-    r"|^(?:\+\+\+ |--- |@@ |diff --git |index [0-9a-f]{7,})|^[+-](?: {2,}|\t)"  # a diff
-    r"|^\s*\[?\d{1,4}[-/:.]\d{2}[-/:.]\d{2}"  # a log line's date or time
-    r"|^\s*\[?(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b"  # its level
-    r"|^\s*(?:Traceback \(most recent|File \".*\", line \d+|at [\w$.<>]+ ?\()"  # a trace
-    r"|^\S*[$%#❯➜>]\s"  # a shell or REPL prompt
-    r"|^\s*\"[^\"]+\"\s*:"  # a JSON member
-    r"|^\s*[\w.-]+\s*=\s*\S|^\s*\[[\w.-]+\]\s*$"  # an ini / toml / env line
-    r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
-)
 # the line a model reads above a paste (extract.py's and host.py's prompts say what it is)
 PASTE_MARK = "[pasted by the user: {lines} lines]"
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+\S")

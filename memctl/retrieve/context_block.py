@@ -20,9 +20,11 @@ from datetime import datetime
 from memctl.memories.markdown import Headings
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
+from memctl.retrieve.params import Params
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import strength_of
+from memctl.retrieve.stages.pack import ITEM_TOKENS, estimate_tokens
 from memctl.retrieve.stages.stale import content_words
 
 CONTEXT_TAG = "memctl-context"
@@ -108,6 +110,19 @@ def prompt_items(
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []
+
+
+def within(items: list[Recalled], budget: int, compact: bool, params: Params) -> list[Recalled]:
+    """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) that
+    fit its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its
+    token ``budget``, as recall's pack stage counts them; one question's are within both."""
+    kept, used = [], 0
+    for item in items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]:
+        used += ITEM_TOKENS + estimate_tokens(item.memory.content, params)
+        if used > budget:
+            break
+        kept.append(item)
+    return kept
 
 
 def said_once(results: list[Recalled]) -> list[Recalled]:
