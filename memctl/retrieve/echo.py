@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 
+from memctl.lazy_re import lazy
 from memctl.model import Role
 from memctl.retrieve.fit import sentences
 
 # A sentence without "?" that asks: a question word, then an auxiliary verb ("how do we",
 # "what's", "where are"); "When you deploy, use helm" opens with a question word and states.
-ASKING = re.compile(
+ASKING = lazy(
     r"(?:what|which|who|whom|whose|when|where|why|how)(?:'s|'re|\s+(?:do|does|did|is|are|"
     r"was|were|can|could|should|would|will|shall|has|have|had|may|might|must))\b",
     re.I,

@@ -8,13 +8,14 @@ for the budget on its own is cut at a word (or, in CJK text, at a character).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+
+from memctl.lazy_re import lazy
 
 ELLIPSIS = "…"
 # Where a sentence ends: after . ! ? followed by space (not after a list number such as
 # "1."), after CJK full stops, and at "; " (digests join their items with it).
-SENTENCE_END = re.compile(r"(?<![0-9])[.!?]\s+|[。！？；]\s*|;\s+")
+SENTENCE_END = lazy(r"(?<![0-9])[.!?]\s+|[。！？；]\s*|;\s+")
 
 # The fewest tokens a line's first sentence is cut to when the lines share the budget.
 MIN_SHARE = 12
