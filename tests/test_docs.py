@@ -405,3 +405,17 @@ def test_nothing_in_the_repository_refers_to_a_file_outside_it() -> None:
         if any(path in text for path in outside)
     ]
     assert found == []
+
+
+def test_the_benchmarks_summary_tables_name_each_row_once() -> None:
+    """docs/benchmarks.md's first two tables (the figures and the commands) are edited by
+    every branch that adds a benchmark; a merge that kept both sides of a changed row once
+    left five versions of the real-questions command and two of fresh7's figures."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    tables = re.findall(r"(?:^\|.*\n)+", text, flags=re.M)[:2]
+    for table in tables:
+        names = [
+            row.split("|")[1].strip() for row in table.splitlines() if not set(row) <= set("|-: ")
+        ]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        assert not repeated, repeated
