@@ -141,6 +141,31 @@ def ask_conversation(
         half.unrelated_recalled += bool(recalled(ctx, question, clear_only=True))
 
 
+Asker = Callable[[Context, locomo.Conversation, dict[str, str]], None]
+
+
+def each_conversation(
+    settings: Settings,
+    cache: EmbeddingCache,
+    path: Path,
+    ask: Asker,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """``ask`` each of ``path``'s conversations in a store of its own (its turns as memories;
+    ``keys``: a memory's id -> its turn's key), the store discarded after."""
+    conversations = locomo.load(path, limit)
+    with BenchStores(settings, cache) as stores:
+        for done, conversation in enumerate(conversations, start=1):
+            ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
+            try:
+                ask(ctx, conversation, {memory_id: turn.key for memory_id, turn in turns.items()})
+            finally:
+                stores.discard(ctx)
+            if progress:
+                progress(done, len(conversations))
+
+
 def run(
     settings: Settings,
     cache: EmbeddingCache,
@@ -151,16 +176,15 @@ def run(
 ) -> Report:
     """Every question and unrelated prompt of ``path``'s conversations, one store each."""
     unrelated = unrelated_prompts(unrelated_path)
-    conversations = locomo.load(path, limit)
     report = Report()
-    with BenchStores(settings, cache) as stores:
-        for done, conversation in enumerate(conversations, start=1):
-            ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
-            try:
-                keys = {memory_id: turn.key for memory_id, turn in turns.items()}
-                ask_conversation(ctx, conversation, keys, unrelated, report)
-            finally:
-                stores.discard(ctx)
-            if progress:
-                progress(done, len(conversations))
+    each_conversation(
+        settings,
+        cache,
+        path,
+        lambda ctx, conversation, keys: ask_conversation(
+            ctx, conversation, keys, unrelated, report
+        ),
+        limit,
+        progress,
+    )
     return report

@@ -26,15 +26,20 @@ from pathlib import Path
 
 from benchmarks import locomo
 from benchmarks.embedcache import EmbeddingCache
-from benchmarks.haystack import BenchStores
-from benchmarks.injection import UNRELATED, K, recalled, unrelated_prompts
+from benchmarks.injection import (
+    UNRELATED,
+    K,
+    Progress,
+    each_conversation,
+    recalled,
+    unrelated_prompts,
+)
 from benchmarks.metrics import recall_at
 from benchmarks.paraphrase import HALVES
 from benchmarks.retrievers import Question, memctl_prompt
 from memctl.config import Settings
 from memctl.context import Context
 
-Progress = Callable[[int, int], None]
 Rng = random.Random
 
 PLAIN = "plain"
@@ -319,16 +324,15 @@ def run(
     progress: Progress | None = None,
 ) -> Report:
     unrelated = unrelated_prompts(unrelated_path)
-    conversations = locomo.load(data, limit)
     report = Report()
-    with BenchStores(settings, cache) as stores:
-        for done, conversation in enumerate(conversations, start=1):
-            ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
-            try:
-                keys = {memory_id: turn.key for memory_id, turn in turns.items()}
-                ask(ctx, conversation, keys, unrelated, report, seed, with_recall)
-            finally:
-                stores.discard(ctx)
-            if progress:
-                progress(done, len(conversations))
+    each_conversation(
+        settings,
+        cache,
+        data,
+        lambda ctx, conversation, keys: ask(
+            ctx, conversation, keys, unrelated, report, seed, with_recall
+        ),
+        limit,
+        progress,
+    )
     return report

@@ -544,6 +544,29 @@ def test_injection_benchmark_scores_the_hooks_block_against_recall_and_unrelated
         assert given == record["recalled"][: len(given)]
 
 
+def test_injection_noise_asks_each_prompt_plain_and_with_each_addition(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    """The same questions plain and with a pasted key, a log, a code block...: each addition
+    is asked of every question, the plain figures are injection's own, and a block the
+    plain question got but the added one did not counts as lost."""
+    from benchmarks import injection, perturb
+
+    settings, cache = fast
+    data = locomo_file(tmp_path / "l.json")
+    report = perturb.run(settings, cache, data)
+    plain = injection.run(settings, cache, data).rows()
+    rows = {row["addition"]: row for row in report.rows()}
+    assert set(rows) == {perturb.PLAIN, *perturb.KINDS}
+    assert rows[perturb.PLAIN]["tune: evidence injected"] == plain[0]["evidence injected"]
+    for kind in perturb.KINDS:
+        t = report.tally(kind, "tune")
+        assert t.questions == report.tally(perturb.PLAIN, "tune").questions == 3
+        assert 0 <= t.lost <= report.tally(perturb.PLAIN, "tune").blocks
+    # a pasted key no longer hides what was asked (s32-gate)
+    assert rows["token"]["tune: given a block"] == rows[perturb.PLAIN]["tune: given a block"]
+
+
 # the real command, real model, real processes
 
 
@@ -625,6 +648,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
             6,
             "bad.json is not JSON lines",
         ),
+        (["injection-noise", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
     ],
 )
 def test_bench_errors_are_one_line(
