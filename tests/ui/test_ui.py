@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
+from memctl.api import sessions as sessions_api
 from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
@@ -557,6 +558,22 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     recalled = client.get("/recall.json", params={"q": "flaky login test"}).json()
     assert not any("flaky" in r["content"] for r in recalled["results"])
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
+
+
+def test_a_session_whose_id_holds_a_hash_can_be_forgotten(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """`ingest --session-id` takes any id: one holding "#" (read as SESSION#N, a message)
+    was refused by the forget page, its button and `sessions forget` alike."""
+    ingest_text(stored, "user: the ticket#42 password is hunter2\nassistant: noted\n", "tk#42")
+    assert sessions_api.forget_target(stored, "tk#42")[1] is None  # the session, not message 42
+    path = f"/sessions/{quote('tk#42', safe='')}/forget"
+    asked = client.get(path)
+    assert asked.status_code == 200 and "cannot be undone" in asked.text
+    done = client.post(path, data={"csrf": keys.csrf})
+    assert done.status_code == 303
+    assert client.get(f"/sessions/{quote('tk#42', safe='')}.json").status_code == 404
+    assert sessions_api.forget_target(stored, "here-1#1")[1] == 1  # a message, as before
 
 
 def test_forgetting_a_session_names_the_sessions_holding_its_copies(
