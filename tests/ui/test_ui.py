@@ -560,6 +560,20 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
 
 
+def test_a_refused_text_is_kept_to_mend_and_a_change_offers_no_json(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A text the core refuses (too long) comes back in a form, not lost to a Back that
+    reloads an empty page (no-store); a change's error page links no `.json` (a 404)."""
+    text = "Invoices go out on the first. " * 4000  # past memctl's limit
+    refused = client.post("/memories", data={"csrf": keys.csrf, "text": text})
+    assert refused.status_code == 400 and "the limit is" in refused.text
+    assert escape(text.strip()[:200], quote=False) in refused.text  # in the box to mend
+    assert ".json" not in refused.text
+    gone = client.post("/memories/0000/edit", data={"csrf": keys.csrf, "text": "x"})
+    assert gone.status_code == 404 and "Try again" not in gone.text  # nothing to send again
+
+
 def test_a_session_whose_id_holds_a_hash_can_be_forgotten(
     client: TestClient, stored: Context, keys: Keys
 ) -> None:
