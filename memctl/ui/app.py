@@ -56,7 +56,8 @@ NAV: list[tuple[str, str]] = [
 ]
 READ_SECONDS = 5.0  # a page's reads at most (the slowest page takes ~0.1 s on 100,000 memories)
 SAID_KEPT = 100  # messages of recent changes kept for the page each redirects to
-TEXT_FIELDS = ("text", "project")  # form fields a change reads besides its path's id
+# form fields a change reads besides its path's id (``memory``: the page an undo came from)
+TEXT_FIELDS = ("text", "project", "memory")
 # What a request no route takes is told (HTTP status: the line shown).
 NO_ROUTE = {
     404: "no such page: the links above lead to every page",

@@ -136,3 +136,14 @@ def folded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         out.append(line)
     return out
+
+
+def offer_undo(lines: list[dict[str, Any]], undoable: set[str]) -> list[dict[str, Any]]:
+    """The lines of a memory's history (newest first), each run that `memctl undo` takes
+    back now (``undoable``) offered on its newest line (``undo``) only: one button a run."""
+    offered: set[str] = set()
+    for line in lines:
+        run_id = str((line["run"] or {}).get("id"))
+        line["undo"] = run_id in undoable and run_id not in offered
+        offered.add(run_id)
+    return lines

@@ -33,7 +33,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.model import Category, Kind
 from memctl.store.events import run_events
-from memctl.ui import history
+from memctl.ui import history, views
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
@@ -182,6 +182,27 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
     assert "update: content" in page and "edit from ui" in page
     assert "it was: Releases are cut on Mondays" in page
     assert "content_hash" not in page
+
+
+def test_a_memory_history_undoes_a_run_runs_no_longer_lists(
+    client: TestClient, stored: Context, keys: Keys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs lists the latest runs only; `memctl undo RUN_ID` takes back any: a memory's
+    history offers each run the CLI would undo (once a run), and comes back to the memory."""
+    monkeypatch.setattr(views, "RUNS_SHOWN", 1)
+    own = memory_api.remember(stored, RememberRequest("Invoices are sent hourly")).memory.id
+    memory_api.remember(stored, RememberRequest("Billing runs on Fridays"))  # the latest run
+    run_id = client.get(f"/memories/{own}.json").json()["events"][0]["run"]["id"]
+    assert run_id not in client.get("/runs").text
+    page = client.get(f"/memories/{own}").text
+    assert page.count(f'action="/runs/{run_id}/undo"') == 1
+    done = client.post(f"/runs/{run_id}/undo", data={"csrf": keys.csrf, "memory": own})
+    assert done.status_code == 303 and done.headers["location"].startswith(f"/memories/{own}?")
+    after = client.get(done.headers["location"]).text
+    assert "undid run" in after and f"(undo of run <code>{run_id[:8]}</code>)" in after
+    assert memory_api.get(stored, own).memory.state == "deleted"
+    assert f'action="/runs/{run_id}/undo"' not in after  # undone: no second button
+    assert after.count('class="undo"') == 1  # the undo's own run, which can be undone
 
 
 def test_a_memory_lists_its_weightiest_relations_and_counts_the_rest(
@@ -681,8 +702,11 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
     client.post(f"{base}/delete", data={"csrf": keys.csrf})
     # a deleted memory offers no change: not shared, not edited; its run's undo brings it back
     deleted = client.get(base).text
-    assert re.findall(r'action="[^"]*/(\w+)"', deleted) == ["recall"]  # the search box
+    offered = re.findall(r'action="[^"]*/(\w+)"', deleted)
+    assert offered[0] == "recall" and set(offered[1:]) == {"undo"}  # the search box, undos
     assert "undoing the run that deleted it" in deleted
+    deleted_by = client.get(f"{base}.json").json()["events"][0]["run"]["id"]
+    assert f'action="/runs/{deleted_by}/undo"' in deleted
     again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
     assert "was deleted already" in client.get(again).text
 
