@@ -113,6 +113,8 @@ def told(
         # what decided a create or an update, when it was more than that (merge, supersede)
         "decision": decision if decision and decision != str(event.action) else None,
         "names": None if named is None else {"id": named, "other": about(others.get(named))},
+        # the run an undo's change took back (an unlink's event names it by its run only)
+        "undid": data.get("undo_of") or (run.undo_of if run and run.kind == "undo" else None),
         "count": 1,
         "run": None
         if run is None
