@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
 MESSAGES_PAGE = 100  # messages of a session page
-RUNS_SHOWN = 50
+RUNS_SHOWN = 50  # rows of the runs page
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
@@ -381,14 +381,22 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def runs(ctx: Context, values: Values) -> dict[str, Any]:
-    """The latest runs; each that undo takes back has its button, each it refuses says why."""
-    found = ingest_api.runs(ctx, RUNS_SHOWN)
+    """The runs, newest first, a page at a time (``before``: the page after that start and
+    id); each that undo takes back has its button, each it refuses says why."""
+    found = ingest_api.runs(ctx, RUNS_SHOWN, before=_cursor(values.get("before")))
     shown = []
     for run in found:
         undoable, why = can_undo(ctx, run)
         shown.append({**run.to_dict(), "undoable": undoable, "why_not": why})
     named = {run.session_id for run in found if run.session_id}
-    return {"title": "Runs", "runs": shown, "gone": sorted(sessions_api.gone(ctx, named))}
+    last = found[-1] if len(found) == RUNS_SHOWN else None
+    return {
+        "title": "Runs",
+        "runs": shown,
+        "gone": sorted(sessions_api.gone(ctx, named)),
+        "next": f"{last.started_at}{KEY_SEPARATOR}{last.id}" if last else None,
+        "newest": bool(values.get("before")),
+    }
 
 
 def can_undo(ctx: Context, run: RunRecord) -> tuple[bool, str | None]:

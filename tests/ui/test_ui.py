@@ -205,6 +205,28 @@ def test_a_memory_history_undoes_a_run_runs_no_longer_lists(
     assert after.count('class="undo"') == 1  # the undo's own run, which can be undone
 
 
+def test_the_runs_pages_follow_each_other_to_the_first_run(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs was the latest 50 and no more: its Older runs link pages back to the first, every
+    run once, in `memctl runs`'s order."""
+    monkeypatch.setattr(views, "RUNS_SHOWN", 2)
+    for text in ("Invoices are sent hourly", "Billing runs on Fridays", "Tax is added"):
+        memory_api.remember(stored, RememberRequest(text))
+    every = [run.id for run in ingest_api.runs(stored, 1000)]
+    seen: list[str] = []
+    query = ""
+    while True:
+        page = client.get(f"/runs{query}").text
+        assert ('href="/runs">Newest' in page) == bool(query)
+        seen += [run["id"] for run in client.get(f"/runs.json{query}").json()["runs"]]
+        older = re.search(r'rel="next" href="(\?before=[^"]+)"', page)
+        if older is None:
+            break
+        query = unescape(older.group(1))
+    assert seen == every and len(every) > 2 * views.RUNS_SHOWN
+
+
 def test_a_memory_lists_its_weightiest_relations_and_counts_the_rest(
     client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
