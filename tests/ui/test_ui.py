@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -940,3 +942,61 @@ def test_a_change_while_another_process_holds_the_store_says_when_to_try_again(
         viewer.close()
     assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
     assert "Invoices go out on the first" in refused.text
+
+
+# Run inside a mount namespace where the store's folder is mounted read-only: the viewer's
+# pages, a change, and the resident start a recall makes, printed as JSON.
+READ_ONLY_INSIDE = """
+import json, sys
+from starlette.testclient import TestClient
+from memctl.config.settings import load_settings
+from memctl.integrations import resident
+from memctl.ui.app import build_app
+from memctl.ui.security import Keys
+from tests.fakes import HashEmbedder
+
+keys = Keys(frozenset({"testserver"}))
+app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
+with TestClient(app, base_url="http://testserver") as client:
+    client.get(f"/login?token={keys.token}")
+    pages = {p: client.get(p).status_code for p in ("/memories", "/recall?q=invoices", "/runs")}
+    found = client.get("/memories.json").json()["memories"]
+    said = {"csrf": keys.csrf, "text": "a thought to keep"}
+    change = client.post("/memories", data=said, headers={"origin": "http://testserver"})
+viewer.close()
+print(json.dumps({"pages": pages, "found": [m["content"] for m in found],
+                  "change": [change.status_code, change.text],
+                  "resident": resident.start(load_settings().home)}))
+"""
+MOUNT_READ_ONLY = (
+    'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 77; shift; exec "$@"'
+)
+
+
+def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) -> None:
+    """A store on a disk mounted read-only (a snapshot, a backup disk): `memctl ui` said
+    only "cannot open the database" (SQLite could not make its -shm file there). Its pages
+    are read; a change is refused in one line, its text kept; recall starts no resident
+    process (its log cannot be written) rather than failing after its answer."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("no unshare(1) to mount a folder read-only")
+    assert run_cli("remember", "Invoices go out on the first").returncode == 0
+    namespace = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-r", "-m"]
+    done = subprocess.run(
+        [*namespace, "sh", "-c", MOUNT_READ_ONLY, "sh", str(home)]
+        + [sys.executable, "-c", READ_ONLY_INSIDE],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    if done.returncode == 77:
+        pytest.skip("no read-only mount here (unshare needs CAP_SYS_ADMIN or user namespaces)")
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert set(seen["pages"].values()) == {200}
+    assert seen["found"] == ["Invoices go out on the first"]
+    status, page = seen["change"]
+    assert status == 400 and "is read-only" in page and "a thought to keep" in page
+    assert seen["resident"] is False
