@@ -207,6 +207,20 @@ def test_a_memory_history_undoes_a_run_runs_no_longer_lists(
     assert after.count('class="undo"') == 1  # the undo's own run, which can be undone
 
 
+def test_a_contradiction_reads_the_same_in_relations_and_history(
+    client: TestClient, stored: Context
+) -> None:
+    """A contradiction is stored both ways: the earlier memory's history said "link:
+    contradicts" the later one, where its relations say "Contradicted by" it."""
+    distil(stored, "user: We always run the migrations before the deploy.\n", "mig-1")
+    distil(stored, "user: We never run the migrations before the deploy.\n", "mig-2")
+    listed = client.get("/memories.json").json()["memories"]
+    earlier = next(m["id"] for m in listed if m["content"].startswith("We always run"))
+    page = unescape(client.get(f"/memories/{earlier}").text)
+    assert "Contradicted by <a" in page
+    assert "link: contradicted by <a" in page and "link: contradicts" not in page
+
+
 def test_the_runs_pages_follow_each_other_to_the_first_run(
     client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
