@@ -974,12 +974,13 @@ app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, Has
 with TestClient(app, base_url="http://testserver") as client:
     client.get(f"/login?token={keys.token}")
     pages = {p: client.get(p).status_code for p in ("/memories", "/recall?q=invoices", "/runs")}
+    store = next(c for c in client.get("/health.json").json()["checks"] if c["name"] == "store")
     found = client.get("/memories.json").json()["memories"]
     said = {"csrf": keys.csrf, "text": "a thought to keep"}
     change = client.post("/memories", data=said, headers={"origin": "http://testserver"})
 viewer.close()
 print(json.dumps({"pages": pages, "found": [m["content"] for m in found],
-                  "change": [change.status_code, change.text],
+                  "change": [change.status_code, change.text], "store": store,
                   "resident": resident.start(load_settings().home)}))
 """
 MOUNT_READ_ONLY = (
@@ -990,8 +991,9 @@ MOUNT_READ_ONLY = (
 def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) -> None:
     """A store on a disk mounted read-only (a snapshot, a backup disk): `memctl ui` said
     only "cannot open the database" (SQLite could not make its -shm file there). Its pages
-    are read; a change is refused in one line, its text kept; recall starts no resident
-    process (its log cannot be written) rather than failing after its answer."""
+    are read; a change is refused in one line, its text kept; Health warns of it; recall
+    starts no resident process (its log cannot be written) rather than failing after its
+    answer."""
     unshare = shutil.which("unshare")
     if unshare is None:
         pytest.skip("no unshare(1) to mount a folder read-only")
@@ -1014,3 +1016,4 @@ def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) ->
     status, page = seen["change"]
     assert status == 400 and "is read-only" in page and "a thought to keep" in page
     assert seen["resident"] is False
+    assert seen["store"]["status"] == "warn" and "read-only disk" in seen["store"]["detail"]
