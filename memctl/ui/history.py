@@ -129,7 +129,7 @@ def linked(memory: Memory, data: dict[str, Any], other: Memory | None) -> str:
     """A link event's relation as the memory's page reads it (``related``): passive from
     its target's side ("superseded by"); a contradiction, stored both ways, by which was
     said first ("contradicted by" the one said later)."""
-    kind = str(data["type"])
+    kind = str(data.get("type") or "")
     if data.get("dst_id") == memory.id and data.get("src_id") != memory.id:
         return PASSIVE.get(kind, kind)
     if kind == str(RelationType.CONTRADICTS) and other is not None:
