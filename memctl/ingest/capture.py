@@ -123,6 +123,9 @@ class CaptureReport:
     forgotten_at: str | None = None  # `memctl sessions forget` took it: nothing is stored
     # --scope given for a session stored already with nothing new: the scope it keeps
     scope_unchanged: str = ""
+    # the threads of sub-agents the new messages started (Codex), each in a transcript of
+    # its own that the client's hooks never capture: the hook marks those pending
+    spawned: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """As every door shows it: its paths as the session keeps them (``kept_path``)."""
@@ -617,6 +620,7 @@ def store_transcript(
     )
     report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
+    report.spawned = list(tally.spawned)
     return Captured(report, session, list(recent))
 
 

@@ -306,6 +306,9 @@ class Tally:
     # the transcript writes its history again (Gemini CLI's ``$set`` of messages, on a
     # resume or a compression): a message read may be one said before
     restated: bool = False
+    # the threads of the sub-agents this transcript started (Codex's ``spawn_agent`` result
+    # names each by its id), whose own transcripts the client's hooks never capture
+    spawned: list[str] = field(default_factory=list)
 
     def keep(self, kind: str) -> None:
         self.lines[f"{KEPT}{kind}"] += 1
