@@ -41,7 +41,9 @@ from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import (
     KEYED,
     Message,
+    Role,
     Session,
+    content_hash,
     derived_session_id,
     format_time,
     keyed_hash,
@@ -453,9 +455,14 @@ class _Known:
 
     def seen(self, message: Message) -> bool:
         digests = {message.content_hash}
-        if self._key is not None:
-            text = message_digest_text(str(message.role), message.content)
-            digests.add(keyed_hash(self._key, text))
+        # a client's injected text is a system message; stored before memctl read it so,
+        # it was the user's, and a transcript read again must not store it twice
+        roles = (message.role, Role.USER) if message.role is Role.SYSTEM else (message.role,)
+        for role in roles:
+            text = message_digest_text(str(role), message.content)
+            digests.add(content_hash(text))
+            if self._key is not None:
+                digests.add(keyed_hash(self._key, text))
         if self._rest is None:
             if self._index < len(self._stored) and self._stored[self._index] in digests:
                 self._index += 1
