@@ -41,7 +41,9 @@ from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import (
     KEYED,
     Message,
+    Role,
     Session,
+    content_hash,
     derived_session_id,
     format_time,
     keyed_hash,
@@ -123,6 +125,9 @@ class CaptureReport:
     forgotten_at: str | None = None  # `memctl sessions forget` took it: nothing is stored
     # --scope given for a session stored already with nothing new: the scope it keeps
     scope_unchanged: str = ""
+    # the threads of sub-agents the new messages started (Codex), each in a transcript of
+    # its own that the client's hooks never capture: the hook marks those pending
+    spawned: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """As every door shows it: its paths as the session keeps them (``kept_path``)."""
@@ -450,9 +455,14 @@ class _Known:
 
     def seen(self, message: Message) -> bool:
         digests = {message.content_hash}
-        if self._key is not None:
-            text = message_digest_text(str(message.role), message.content)
-            digests.add(keyed_hash(self._key, text))
+        # a client's injected text is a system message; stored before memctl read it so,
+        # it was the user's, and a transcript read again must not store it twice
+        roles = (message.role, Role.USER) if message.role is Role.SYSTEM else (message.role,)
+        for role in roles:
+            text = message_digest_text(str(role), message.content)
+            digests.add(content_hash(text))
+            if self._key is not None:
+                digests.add(keyed_hash(self._key, text))
         if self._rest is None:
             if self._index < len(self._stored) and self._stored[self._index] in digests:
                 self._index += 1
@@ -617,6 +627,7 @@ def store_transcript(
     )
     report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
+    report.spawned = list(tally.spawned)
     return Captured(report, session, list(recent))
 
 

@@ -6,9 +6,10 @@ result to one, ``[tool error Bash: exit 1: ...]`` (see ``parse.common``).
 oldest open call of that tool, an unnamed one the oldest open call. A call
 is then a command line (Bash, ``shell_command``, ``exec_command``, OpenCode's
 bash: any tool whose name says shell, bash, exec, command or terminal), a
-file write, edit or patch (Write, Edit, MultiEdit, ``apply_patch``, or any
-input that is a patch), or something else; a command line has a key (its
-program and subcommand: ``pytest``, ``npm test``, ``git commit``) so that a
+file write, edit or patch (Write, Edit, MultiEdit, ``apply_patch``, Copilot CLI's
+``create``: ``FILE_NAMES``; or any input that is a patch), or something else; a
+command line has a key (its program and subcommand: ``pytest``, ``npm test``,
+``git commit``) so that a
 failure and a later success of the same command meet. ``condense`` shortens
 a long report: headings and conclusions first.
 """
@@ -27,8 +28,15 @@ from memctl.memories.narration import without_filler
 NOTE_START = lazy(r"\[tool ")
 OUTCOMES = {"result": "ok", "error": "error", "refused": "refused"}
 SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
-FILE_NAMES = lazy(r"write|edit|patch|create_file|replace", re.I)
-NOT_FILE_NAMES = lazy(r"todo|stdin|plan", re.I)
+# Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
+# NotebookEdit; Codex's apply_patch; OpenCode's write, edit, patch and multiedit; Gemini
+# CLI's write_file and replace; Cursor's Write and StrReplace; Amp's create_file and
+# edit_file; Copilot CLI's create and edit (1.0.102's tool list)
+FILE_NAMES = lazy(r"write|edit|patch|create_file|replace|^create$", re.I)
+# and the tools those words name that write no file: todo lists and plans, a shell's
+# input (Codex's write_stdin, Copilot CLI's write_bash), a message to a sub-agent
+# (Copilot CLI's write_agent), memctl's own profile (memory_profile_write)
+NOT_FILE_NAMES = lazy(r"todo|stdin|plan|bash|agent|memory", re.I)
 CREATING = lazy(r"write|create", re.I)
 PATCH_FILE = lazy(r"\*\*\* (Add|Update|Delete) File: (\S+)")
 SHELL_WRAPPER = lazy(r"^(?:\S*/)?(?:ba|z)?sh -l?c\s+")

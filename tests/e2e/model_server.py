@@ -11,7 +11,8 @@ The model's script is simple and deterministic:
   client's own shell tool (Claude Code's ``Bash``, OpenCode's ``bash``, Codex's
   ``exec_command`` or ``shell``), then quote its output;
 - a prompt containing ``DELEGATE: <task>`` makes the model start a sub-agent (Claude
-  Code's Agent tool) with that task, which the sub-agent answers ``ok``;
+  Code's Agent tool, Codex's ``spawn_agent``) with that task, which the sub-agent answers
+  ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
   extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
 - anything else gets the answer ``ok``.
@@ -42,6 +43,7 @@ RUN_ID = "toolu_run"
 # session's history by them (answers sharing one id lose their turns on --resume)
 MESSAGE_IDS = itertools.count(1)
 AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
+SPAWN_TOOL = "spawn_agent"  # Codex's (0.171, namespace multi_agent_v1)
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
@@ -201,6 +203,10 @@ def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
     found = SEARCH.search(prompt)
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "call": 1}
+    task = DELEGATE.search(prompt)
+    spawn = next((t for t in responses_tools(body.get("tools") or []) if t[1] == SPAWN_TOOL), None)
+    if task and spawn:
+        return {"tool": spawn, "input": {"message": task.group(1).strip()}, "call": 1}
     command = RUN.search(prompt)
     shell = shell_call(body)
     if command and shell:

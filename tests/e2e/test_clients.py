@@ -229,9 +229,16 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert codex_status["hooks"] == ["SessionStart", "Stop"]
     assert codex_status["trusted"] == [] and codex_status["fired"] == {}  # skipped silently
 
-    trusted = world.run(codex, *codex_args(world, "--dangerously-bypass-hook-trust"), FACTS)
+    # a sub-agent too: Codex runs no hook in its thread, the parent's Stop stores it
+    review = "Review scripts/release.sh for ordering bugs."
+    trusted = world.run(
+        codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{FACTS} DELEGATE: {review}"
+    )
     assert trusted.returncode == 0, trusted.stderr
     assert any("make release" in m for m in world.memories())
+    (session,) = json.loads(world.memctl("sessions", "list", "--json").stdout)
+    shown = json.loads(world.memctl("sessions", "show", session["id"], "--json").stdout)
+    assert f"[subagent] {review}" in [m["content"] for m in shown["messages"]]
 
     seen = len(world.model.bodies("/v1/responses"))
     search = world.run(  # as installed: the server is required and its tools approved

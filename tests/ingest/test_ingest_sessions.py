@@ -18,7 +18,7 @@ import pytest
 
 from memctl.config.scope import project_scope
 from memctl.context import Context
-from memctl.ingest import extract_rules
+from memctl.ingest import extract_rules, parse
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
 from memctl.ingest.pipeline import run_session
@@ -26,8 +26,10 @@ from memctl.ingest.tools import command_purpose
 from memctl.memories.injected import strip_injected
 from memctl.model import Category, Memory, Role
 from memctl.store.memories import MemoryFilter, list_memories
-from memctl.store.sessions import get_session
-from tests.ingesting import source
+from memctl.store.sessions import get_session, messages_after
+from tests.ingesting import fixture, source
+
+RESUMED = "codex-0.171-resumed.jsonl"  # a real rollout: tests/ingest/test_parse_newest.py
 
 AGENTS = (
     "# AGENTS.md instructions for /srv/shop\n\n<INSTRUCTIONS>\n"
@@ -142,6 +144,25 @@ def test_a_codex_rollout_keeps_nothing_of_agents_md_and_digests_the_work(
     assert "Not done: `pytest -q tests` still failing" in digest.content
     assert digest.source == "session:019a-codex-1#1-6"
     assert all(m.created_at.startswith("2025-03-02") for m in made)  # dated by the session
+
+
+def test_a_turn_only_a_client_injected_is_the_clients_and_an_old_capture_is_not_doubled(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real Codex 0.171 rollout's AGENTS.md turn (memctl's own instructions in it) is a
+    system message, not the person's; the turn after it is theirs. Stored as the user's
+    before (as memctl did until s33), the transcript read again whole adds nothing."""
+    monkeypatch.setattr(parse, "all_injected", lambda text: False)  # memctl before s33
+    before = capture(ctx, fixture(RESUMED), IngestOptions()).session
+    stored = [(m.role, m.content) for m in messages_after(ctx.db, before.id, 0)]
+    assert stored[0][0] == Role.USER and stored[0][1].startswith("# AGENTS.md instructions")
+    monkeypatch.undo()
+    again = capture(ctx, fixture(RESUMED), IngestOptions())
+    assert again.report.messages_new == 0 and again.session.message_count == len(stored)
+    now = capture(ctx, fixture(RESUMED), IngestOptions(session_id="read-now")).session
+    roles = [(m.role, m.content[:16]) for m in messages_after(ctx.db, now.id, 0)][:2]
+    assert roles == [(Role.SYSTEM, "# AGENTS.md inst"), (Role.USER, "We deploy with m")]
+    assert now.title.startswith("We deploy with make release")
 
 
 def test_a_session_is_scoped_by_its_own_cwd(

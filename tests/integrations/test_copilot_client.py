@@ -29,10 +29,12 @@ from memctl.clients.base import Launcher, Where
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.ingest.backfill import store_all
+from memctl.ingest.digest import build_digest
 from memctl.ingest.parse import read_transcript
+from memctl.ingest.tools import writes_files
 from memctl.integrations import hooks, setup
 from memctl.integrations.backfill import find_transcripts
-from memctl.model import Role
+from memctl.model import Message, Role
 from memctl.store.sessions import get_session, messages_after
 from tests.conftest import cli_ok, files_holding
 from tests.ingesting import TRANSCRIPTS, source
@@ -42,6 +44,7 @@ OPTIONS = {"home": None, "config": ["ingest.spawn_worker=false"]}
 SESSION = "5e0c4a1b-8d2f-4c6e-a913-2b7d4f6e8a10"  # the fixture's
 RAN_IN = "/tmp/copilot-drive/e2e/proj"  # the fixture's session.start context.cwd
 FIXTURE = TRANSCRIPTS / "copilot-1.0.102.jsonl"
+WRITES = "copilot-1.0.102-write.jsonl"  # a file created, then edited
 TOKEN = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1"  # a made-up token, in the fixture's prompt
 USERS_MCP = {"mcpServers": {"other": {"type": "local", "command": "other-server", "args": []}}}
 USERS_HOOKS = {"version": 1, "hooks": {"sessionEnd": [{"type": "command", "bash": "say done"}]}}
@@ -235,3 +238,24 @@ def test_a_call_no_one_approved_is_a_refusal_and_the_persons_word_is_theirs() ->
         (Role.TOOL, "[tool refused bash: The user rejected this tool call.]"),
         (Role.USER, "tag it after the build passes"),
     ]
+
+
+def test_its_create_and_edit_are_file_writes_and_its_other_write_tools_are_not() -> None:
+    """``copilot-1.0.102-write.jsonl``: the real Copilot CLI 1.0.102 (``copilot -p
+    --allow-all``, the scripted model, as FIXTURE) creating a file and editing it, its
+    system prompt replaced by a note and its paths moved under /home/dev. Its ``create`` is
+    a file written (the digest's "Created", its note the lines written), as its ``edit``
+    is; its tools named write_agent and write_bash (1.0.102's tool list) write to a
+    sub-agent or a shell, and memctl's memory_profile_write no file of the session's."""
+    written = read_transcript(source((TRANSCRIPTS / WRITES).read_bytes()), None)
+    messages = [
+        Message(p.role, p.content, p.created_at or "", "s1", n)
+        for n, p in enumerate(written.messages, start=1)
+    ]
+    path = "/home/dev/shop/docs/release.md"
+    wrote = f"[tool create: {path} + Tag releases only after the smoke tests pass."
+    assert any(m.content.startswith(wrote) for m in messages)
+    digest = build_digest(messages, 6, 500)
+    assert (digest.created, digest.edited) == ([path], [path])
+    for other in ("write_agent", "write_bash", "memctl-memory_profile_write", "create_goal"):
+        assert not writes_files(other), other

@@ -152,6 +152,37 @@ def test_codex_notify_finds_the_rollout_from_its_argument(
     assert stored(thread) > 0
 
 
+def test_a_codex_stop_stores_the_sub_agents_it_started_and_later_hooks_what_they_say_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex 0.171 runs no hook in a sub-agent's thread (nor in one the person resumes,
+    s32's real runs): the parent's Stop marks the rollout its ``spawn_agent`` result names
+    pending, its recapture stores what the sub-agent said so far, under the parent's
+    session, and a later hook what it says after (the person's resumed question)."""
+    parent, agent = "01a22ce4-704d-7a62-8836-eae5b7053bd9", "01a22ce4-83e5-7ea2-a65f-f6b74e18ff02"
+    sessions = tmp_path / "codex" / "sessions" / "2026" / "11" / "30"
+    sessions.mkdir(parents=True)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    rollout = sessions / f"rollout-2026-11-30T14-38-18-{parent}.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed.jsonl", rollout)
+    lines = (TRANSCRIPTS / "codex-0.171-resumed-subagent.jsonl").read_text().splitlines(True)
+    thread = sessions / f"rollout-2026-11-30T14-38-23-{agent}.jsonl"
+    thread.write_text("".join(lines[:12]))  # up to its turn aborted when the parent exited
+    event = {"session_id": parent, "transcript_path": str(rollout), "cwd": str(tmp_path)}
+    hook(["codex", "Stop"], event, capsys)
+    with Context(load_settings()) as ctx:
+        said = [m.content for m in messages_after(ctx.db, parent, 0)]
+        assert count_sessions(ctx.db)[0] == 1
+    assert "[subagent] Review scripts/release.sh for ordering bugs, SLOWLY." in said
+    thread.write_text("".join(lines))  # `codex exec resume --last`: no hook of its own
+    other = tmp_path / "other.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
+    hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
+    with Context(load_settings()) as ctx:
+        said = [m.content for m in messages_after(ctx.db, parent, 0)]
+    assert said.count("What did the review find? SAY: @review") == 1  # the person's words
+
+
 def test_opencode_plugin_payload_is_captured(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

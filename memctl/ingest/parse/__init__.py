@@ -23,9 +23,10 @@ from memctl.ingest.parse import (
     opencode,
     specstory,
 )
-from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
+from memctl.ingest.parse.common import REPORT_CUT, SUBAGENT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
-from memctl.model import TRANSCRIPT_CLIENTS
+from memctl.memories.injected import all_injected
+from memctl.model import TRANSCRIPT_CLIENTS, Role
 
 CLIENTS = TRANSCRIPT_CLIENTS
 SNIFF_LINES = 20
@@ -262,11 +263,16 @@ def _counting(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterat
     """The messages; one the transcript leaves undated takes the time of the message
     before it, else the time its file was last written (not the time it is read). A
     session its reader found no start time for (a Copilot Chat document dates its turns
-    only) started at its first message's. The tally counts the reports cut among them
-    and, once they are read, the NUL bytes left out of them."""
+    only) started at its first message's. A user turn that holds only what a client
+    injected (Codex's AGENTS.md and environment, memctl's own blocks, Gemini CLI's
+    session context: ``memories.injected``) is the client's, a system message, not the
+    person's words. The tally counts the reports cut among them and, once they are read,
+    the NUL bytes left out of them."""
     last_time = None
     for message in messages:
         tally.cut += message.content.count(REPORT_CUT)
+        if message.role is Role.USER and all_injected(message.content.removeprefix(SUBAGENT)):
+            message.role = Role.SYSTEM
         if message.created_at is None and (last_time or source.written_at):
             message.created_at = last_time or source.written_at
         tally.started_at = tally.started_at or message.created_at

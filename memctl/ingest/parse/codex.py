@@ -25,7 +25,9 @@ session its ``session_meta`` names (``session_id``, 0.17x: its parent's), as a C
 sub-agent's file does. A turn in it that no agent asked for (its ``task_started`` names no
 ``parent_turn_id``) is the person's, unmarked: ``codex exec resume --last`` resumes the
 newest rollout, a sub-agent's when the parent exited first (aborting the sub-agent's turn
-with a ``<turn_aborted>`` note, kept as Codex's injected text).
+with a ``<turn_aborted>`` note, kept as Codex's injected text). Codex runs no hook in a
+sub-agent's thread: the ids of the threads a ``spawn_agent`` call started go in
+``tally.spawned``, for the capture hook to mark their rollouts pending.
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -94,6 +96,10 @@ NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\
 # (``parent_turn_id``), or none: the person's (``codex exec resume --last`` picks the newest
 # rollout, which may be a sub-agent's: the person then speaks in the sub-agent's thread)
 TURN_STARTED = "task_started"
+# The multi-agent tool that starts a sub-agent in a thread (and rollout) of its own; its
+# result names the thread by an id, which names the rollout file (``find_transcript``)
+SPAWN_TOOL = "spawn_agent"
+AGENT_ID = lazy(r"\A[0-9A-Za-z-]{8,64}\Z")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -206,6 +212,20 @@ def _notified(text: str) -> str:
     return one_line(f"[subagent report: {status or text.strip()}]", close="")
 
 
+def _spawned(tally: Tally, call: Any, output: Any) -> None:
+    """Note the thread a ``spawn_agent`` call started (its output, 0.171:
+    ``{"agent_id": ..., "nickname": ...}``): the sub-agent's own rollout is named by it."""
+    if not isinstance(call, str) or tally.calls.get(call) != SPAWN_TOOL:
+        return
+    try:
+        value = json_value(output) if isinstance(output, str) else output
+    except ValueError:
+        return
+    agent = value.get("agent_id") if isinstance(value, dict) else None
+    if isinstance(agent, str) and AGENT_ID.match(agent) and agent not in tally.spawned:
+        tally.spawned.append(agent)
+
+
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
     """An ``event_msg``: the turn of a ``user_message`` or ``agent_message`` (once), else
     nothing."""
@@ -246,6 +266,7 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
     if kind in TOOL_OUTPUTS:
         tally.keep("tool output")
         output, call = item.get("output"), item.get("call_id")
+        _spawned(tally, call, output)
         if isinstance(output, str) and output.startswith("{"):
             output = _json_output(output)
         if isinstance(output, dict):  # {"content": ..., "success": bool}

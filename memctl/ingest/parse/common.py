@@ -187,12 +187,10 @@ TOOL_DETAIL_KEYS = (
 )
 # The keys of a file tool's input that hold the text it writes, and the text it replaces:
 # Claude Code's Write / Edit / MultiEdit (``edits``) / NotebookEdit, Gemini CLI's
-# write_file / replace, OpenCode's write / edit, Amp's create_file / edit_file.
-WRITTEN_KEYS = ("new_string", "newString", "new_str", "content", "new_source")
+# write_file / replace, OpenCode's write / edit, Amp's create_file / edit_file, Copilot
+# CLI's create (``file_text``) / edit.
+WRITTEN_KEYS = ("new_string", "newString", "new_str", "content", "new_source", "file_text")
 REPLACED_KEYS = ("old_string", "oldString", "old_str")
-# What a call writes into a credentials file, read to follow its values (``_secret_written``):
-# a file tool's new text, Copilot CLI's ``create`` too.
-SECRET_WRITTEN_KEYS = (*WRITTEN_KEYS, "file_text")
 # A file tool's note keeps the start of the lines it wrote that were not there before (what
 # a rename or a new setting says: "store as `Summary_[YYYY-MM]`"), at most this many
 # characters after its path: twice a note's width, a few lines, never the whole file; the
@@ -306,6 +304,9 @@ class Tally:
     # the transcript writes its history again (Gemini CLI's ``$set`` of messages, on a
     # resume or a compression): a message read may be one said before
     restated: bool = False
+    # the threads of the sub-agents this transcript started (Codex's ``spawn_agent`` result
+    # names each by its id), whose own transcripts the client's hooks never capture
+    spawned: list[str] = field(default_factory=list)
 
     def keep(self, kind: str) -> None:
         self.lines[f"{KEPT}{kind}"] += 1
@@ -426,7 +427,7 @@ def _secret_written(name: str, arguments: Any) -> str:
         return ""
     edits = arguments.get("edits")
     written = [
-        next((e[k] for k in SECRET_WRITTEN_KEYS if isinstance(e.get(k), str)), "")[:NOTE_SCAN]
+        next((e[k] for k in WRITTEN_KEYS if isinstance(e.get(k), str)), "")[:NOTE_SCAN]
         for e in (edits if isinstance(edits, list) else [arguments])
         if isinstance(e, dict)
     ]
