@@ -739,10 +739,35 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.only_after and not _run_by(text, match.start(), detector.only_after):
                     continue
-                if detector.narrow:
+                cuts = [(first, last)]
+                if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
                     first, last = (first + at for at in detector.narrow(value))
-                hits.append(Hit(first, last, _kind(detector, text[first:last]), match.span()))
+                    cuts = _beside_known(text, (first, last), hits)
+                hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)
+
+
+def _beside_known(text: str, cut: Cut, hits: list[Hit]) -> list[Cut]:
+    """``cut``, a random string's span, less the secrets of a maker's shape it runs into:
+    base64 holds ``/``, so the match ran on over a path (``/home/d/ghp_<token>/app/t``
+    lost ``d/`` and ``/app/t``); a part left either side is hidden only if random alone."""
+    first, last = cut
+    known = sorted(
+        (h.start, h.end)
+        for h in hits
+        if h.kind not in GENERIC_KINDS and h.start < last and first < h.end
+    )
+    if not known:
+        return [cut]
+    edges = [first, *(at for span in known for at in span), last]
+    kept: list[Cut] = []
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        part = text[start:end].strip("/")
+        if high_entropy(part):
+            at = text.index(part, start)
+            inner_start, inner_end = _random_part(part)
+            kept.append((at + inner_start, at + inner_end))
+    return kept
 
 
 # Kinds that say only how a secret was found; a kind naming the secret's maker wins over them.

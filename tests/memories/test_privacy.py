@@ -247,6 +247,14 @@ RANDOM = "jBy2RvgEx9QQeh8WrSm7g07VkhENCfwf9BXn"
             "/Users/bob/x86_64/[REDACTED:high-entropy]/main.py",
         ),
         (f"/srv/ab/{RANDOM}", "/srv/[REDACTED:high-entropy]"),  # 2 letters: as likely random
+        # a token of a known shape ends where its shape does: what the random strings'
+        # match ran on over either side (short folders) is hidden only if random alone
+        (f"/home/d/ghp_{RANDOM}x/app/t.jsonl", "/home/d/[REDACTED:github-token]/app/t.jsonl"),
+        (f"see ghp_{RANDOM}/ab", "see [REDACTED:github-token]/ab"),
+        (
+            f"ghp_{RANDOM}/{RANDOM[::-1]}",
+            "[REDACTED:github-token]/[REDACTED:high-entropy]",
+        ),
         (AWS_SECRET, "[REDACTED:aws-secret]"),  # base64's own '/' is no folder
     ],
 )
