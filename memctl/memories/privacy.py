@@ -75,6 +75,9 @@ _ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==|：|＝)[ \t]*@?"
 _QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
 _BARE = rf"{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}})"
 _PROSE = r"[ \t]+(?:is|was|=|:|：)[ \t]+(?:now[ \t]+)?"
+# what a password is for, said between the word and its value ("the password for the
+# staging db is V"): up to three words
+_FOR_WHAT = r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@/-]+){1,3}?)?"
 
 # Values a label is often followed by that are not secrets: types, references, prose.
 NOT_VALUES = frozenset(
@@ -100,11 +103,15 @@ IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
+# What ends a sentence or a bracket after a bare value ("the password is V."), not the value.
+VALUE_END = ",;.:)]}"
+
+
 def _any_value(value: str) -> bool:
     """A password: anything of 3 characters or more (4 digits or more) but a type name,
     a reference, prose or markup (``<strong>Reading tokens:</strong>``, a placeholder's
     ``<your-token>``)."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= (4 if bare.isdigit() else 3)
         and bare[0] not in "[{(<"
@@ -124,7 +131,7 @@ def _reference(value: str) -> bool:
 def _keyish(value: str) -> bool:
     """A token or key: at least 6 characters, not a count (``max_tokens: 4096``) nor a
     variable's name (``token = next_token``)."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= 6
         and not bare.isdigit()
@@ -135,7 +142,7 @@ def _keyish(value: str) -> bool:
 
 def _secretish(value: str) -> bool:
     """A value named in prose ("the secret is ..."): it looks made, not written."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return _keyish(bare) and (
         any(c.isdigit() for c in bare) or (bare != bare.lower() and bare != bare.upper())
     )
@@ -621,7 +628,10 @@ DETECTORS: tuple[Detector, ...] = (
         _any_value,
     ),
     _d(
-        "password", _PASSWORD_ANCHORS, rf"{_PASSWORD_WORD}{_PROSE}(?:{_QUOTED}|{_BARE})", _any_value
+        "password",
+        _PASSWORD_ANCHORS,
+        rf"{_PASSWORD_WORD}{_FOR_WHAT}{_PROSE}(?:{_QUOTED}|{_BARE})",
+        _any_value,
     ),
     _d(
         "secret",
