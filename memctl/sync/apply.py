@@ -117,7 +117,7 @@ def _resolve(
     winner = next((v for v in versions if v.key == best.key), None)
     final: dict[str, Any] | None = None
     if winner is not None and memory is None:
-        if not winner.tombstone:
+        if not (winner.tombstone or _removed_here(files, own_host)):
             plan.creates.append(winner)
             final = winner.values
     elif winner is not None and memory is not None:
@@ -136,6 +136,14 @@ def _resolve(
     for version in versions:
         if version is not winner and final is not None and _differs(version.values, final):
             plan.conflicts.append(version)
+
+
+def _removed_here(files: list[SyncFile], own_host: str) -> bool:
+    """Whether this machine shared the memory (a file of its own) that its store no longer
+    holds: forgotten (``sessions forget``) or deleted for good since. Another machine's
+    version, edited before it learnt so, does not bring the text back; this machine's
+    export writes the tombstone that takes it out there too."""
+    return any(f.host_id == own_host for f in files)
 
 
 def _differs(values: dict[str, Any], final: dict[str, Any]) -> bool:
