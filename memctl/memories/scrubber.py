@@ -350,11 +350,15 @@ def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
 
 
 def scrub_messages(
-    texts: Iterable[tuple[str, T]], found: Redactions, taken: dict[str, str] | None = None
+    texts: Iterable[tuple[str, T]],
+    found: Redactions,
+    taken: dict[str, str] | None = None,
+    known: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[str, T]]:
     """Scrub the messages of one conversation in order, each with its payload; a secret
-    ``taken`` holds (a parser's, filled as it reads) is hidden where a message repeats it."""
-    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS, taken)
+    ``taken`` holds (a parser's, filled as it reads) is hidden where a message repeats it,
+    and with ``known`` a password of letters (``Scrubber``'s)."""
+    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS, taken, known)
     for text, payload in texts:
         yield from scrubber.push(text, payload)
     yield from scrubber.close()
