@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from memctl.lazy_re import lazy
-from memctl.memories.scrubber import REPEAT_MIN, followable
+from memctl.memories.scrubber import REPEAT_MIN, followable, lettered
 
 # What a digest is taken of: this prefix and the value, so that it equals no other keyed
 # digest of the home (a forgotten message's, a session id's) of the same text.
@@ -82,6 +82,8 @@ class Followed:
                 if size > FOLLOW_MAX or not followable(value):
                     continue
                 kind = self.kinds.get(value_digest(self.key, value))
+                if kind is None and lettered(value):  # kept lower case (``Scrubber``)
+                    kind = self.kinds.get(value_digest(self.key, value.lower()))
                 if kind is not None:
                     found.append((start, end, kind))
                     break

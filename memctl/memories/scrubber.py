@@ -125,6 +125,13 @@ def followable(value: str) -> bool:
     return made(value) or lettered(value)
 
 
+def _repeated(value: str) -> str:
+    """The pattern of a followed value said again: between non-letters, and a password of
+    letters (kept lower case) in any case ("Swordfish works" begins a sentence)."""
+    said = re.escape(value)
+    return f"(?<![{_ALNUM}]){f'(?i:{said})' if lettered(value) else said}(?![{_ALNUM}])"
+
+
 def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
     """A fixed-length token cut at the end of ``left``, and its rest early in ``right``."""
     shift = max(0, len(left) - SEAM_CHARS)
@@ -311,7 +318,7 @@ class Scrubber(Generic[T]):
                 each: kind
                 for value, kind in values.items()
                 if kind == "password"
-                for each in _parts(value, kind)
+                for each in (part.lower() for part in _parts(value, kind))
                 if lettered(each) and not self.known(each)
             }
         )
@@ -322,9 +329,7 @@ class Scrubber(Generic[T]):
             return
         self._found_values |= new
         words = sorted(self._found_values, key=len, reverse=True)
-        self._repeats = re.compile(
-            "|".join(f"(?<![{_ALNUM}]){re.escape(w)}(?![{_ALNUM}])" for w in words)
-        )
+        self._repeats = re.compile("|".join(map(_repeated, words)))
 
     def _hide_repeats(self, text: str) -> str:
         """``text`` with each secret an earlier part (or this one) held replaced bare."""
@@ -332,7 +337,8 @@ class Scrubber(Generic[T]):
             return text
 
         def mark(found: re.Match[str]) -> str:
-            kind = self._found_values[found.group()]
+            said = found.group()
+            kind = self._found_values.get(said) or self._found_values[said.lower()]
             self.found.secrets[kind] += 1
             return f"[REDACTED:{kind}]"
 

@@ -402,10 +402,10 @@ def test_a_password_said_in_prose_is_hidden_where_it_is_said_again(
     where labelled only: said again, it is more often the tool."""
     first = [
         ("user", "The db password is swordfish. The password for the staging db is Rk-4471."),
-        ("assistant", "Noted: swordfish for the db, Rk-4471 for staging."),
+        ("assistant", "Noted: swordfish for the db, Rk-4471 for staging. Swordfish it is."),
         ("user", "POSTGRES_PASSWORD=postgres in compose; restart postgres after."),
     ]
-    later = [("assistant", "Connected with swordfish (and Rk-4471); postgres restarted.")]
+    later = [("assistant", "Swordfish worked (and Rk-4471); postgres restarted.")]
     transcript, ctx = tmp_path / "leak-words.jsonl", make_ctx()
     for n, part in enumerate((first, later)):  # the second capture reads `later` alone
         records = [claude_record(r, t, 10 * n + i, "leak-words") for i, (r, t) in enumerate(part)]
@@ -418,8 +418,12 @@ def test_a_password_said_in_prose_is_hidden_where_it_is_said_again(
     said = [text for (text,) in rows]
     ctx.close()
     assert len(said) == 4
-    assert [files_holding(home, value) for value in ("swordfish", "Rk-4471")] == [[], []]
-    assert said[1] == "Noted: [REDACTED:password] for the db, [REDACTED:password] for staging."
+    told = ("swordfish", "Swordfish", "Rk-4471")
+    assert [files_holding(home, value) for value in told] == [[], [], []]
+    assert said[1] == (
+        "Noted: [REDACTED:password] for the db, [REDACTED:password] for staging. "
+        "[REDACTED:password] it is."
+    )
     assert said[3].endswith("[REDACTED:password]); postgres restarted.")
 
 
