@@ -76,8 +76,9 @@ _QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
 _BARE = rf"{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}})"
 _PROSE = r"[ \t]+(?:is|was|=|:|：)[ \t]+(?:now[ \t]+)?"
 # what a password is for, said between the word and its value ("the password for the
-# staging db is V"): up to three words
-_FOR_WHAT = r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@/-]+){1,3}?)?"
+# staging db is V"): up to three words, after a word for a password only (the lookbehind:
+# password, passwd, pwd, passphrase, passcode), not `pin` ("the pin on the board is red")
+_FOR_WHAT = r"(?:(?<=(?i:ord|swd|pwd|ase|ode))[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@/-]+){1,3}?)?"
 
 # Values a label is often followed by that are not secrets: types, references, prose.
 NOT_VALUES = frozenset(

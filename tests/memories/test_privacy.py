@@ -224,6 +224,7 @@ ORDINARY = [
     "content_hash: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "a key-value store with key-based sharding and key-rotation-every-30-days-for-tenants",
     "Model1234567890abcdefghij.method.some_attribute_name_that_is_longer1",
+    "the pin on the board is red, and the pin to the left of it is ground",
 ]
 
 
