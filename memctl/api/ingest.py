@@ -321,14 +321,19 @@ def export_to(ctx: Context, output: Path, scope: str | None = None) -> int:
     return count
 
 
-def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunRecord]:
+def runs(
+    ctx: Context,
+    limit: int = 20,
+    kind: str | None = None,
+    before: tuple[str, str] | None = None,
+) -> list[RunRecord]:
     """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first;
-    ``kind``: only those of that kind. An import is one run, whatever its files
-    (``ingest.batches``)."""
+    ``kind``: only those of that kind; ``before``: the page after the run (its start, its
+    id) one ended with. An import is one run, whatever its files (``ingest.batches``)."""
     from memctl.ingest.batches import one_run
     from memctl.store.runs import batch_runs, list_runs
 
-    heads = _settled(ctx, list_runs(ctx.db, limit, kind, batch_heads=True))
+    heads = _settled(ctx, list_runs(ctx.db, limit, kind, batch_heads=True, before=before))
     return [one_run(batch_runs(ctx.db, r.batch)) if r.batch else r for r in heads]
 
 

@@ -169,7 +169,11 @@ def gone(ctx: Context, session_ids: set[str]) -> set[str]:
 
 def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:
     """The session a forget's ``ref`` names (forgotten already or not), and the message's
-    number when it names one (``SESSION#N``)."""
+    number when it names one (``SESSION#N``; a stored session's whole id, "#" and all, is
+    that session, as ``maintain.forgetting`` reads it)."""
+    whole = session_known_as(ctx.db, ref.strip(), known_forget_key(ctx.settings.home))
+    if whole is not None:
+        return find_session(ctx, whole.id, True), None
     wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
     return find_session(ctx, wanted, True), int(number) if number.isdigit() else None
 

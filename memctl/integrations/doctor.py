@@ -81,6 +81,9 @@ def model_check(settings: Settings) -> Check:
     return Check("model", OK, f"all-MiniLM-L6-v2 in {found}")
 
 
+READ_ONLY_FIX = "copy its folder where it can be written and point MEMCTL_HOME there"
+
+
 def store_check(ctx: Context, quick_check: bool = True) -> Check:
     """The database opens, passes SQLite's quick check (unless not asked for), and holds
     vectors of the configured model."""
@@ -103,6 +106,9 @@ def store_check(ctx: Context, quick_check: bool = True) -> Check:
         return Check(
             "store", FAIL, f"vectors by {recorded[0]}, embedder is {configured}", "`memctl reembed`"
         )
+    if ctx.db.frozen:  # opened read-only: it is read, nothing can be written
+        said = f"{path} is on a read-only disk: read as it is, every change refused"
+        return Check("store", WARN, said, READ_ONLY_FIX)
     if not quick_check:
         return Check("store", OK, f"{path} opens (quick check not run)")
     return Check("store", OK, f"{path} opens and passes the quick check")

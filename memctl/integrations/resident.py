@@ -519,7 +519,10 @@ def start(home: Path) -> bool:
     if unsafe(home) is not None:
         return False
 
-    log = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        log = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError:  # a home nothing is written in (a read-only disk): each recall alone
+        return False
     try:
         subprocess.Popen(
             [sys.executable, "-m", "memctl.cli.resident", "--home", str(home.resolve())],

@@ -68,7 +68,11 @@ class _Target:
 
 
 def _target(db: Database, home: Path, ref: str) -> _Target:
-    """``SESSION`` (an id or unique prefix) or ``SESSION#N``."""
+    """``SESSION`` (an id or unique prefix) or ``SESSION#N``; a stored session's whole id
+    names it even when it holds a "#" (``ingest --session-id`` takes any id)."""
+    whole = session_known_as(db, ref.strip(), known_forget_key(home))
+    if whole is not None:
+        return _Target(whole.id, None)
     wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
     if separator and not number.isdigit():
         raise UsageError(f"{quoted_ref(ref)}: give SESSION-ID or SESSION-ID#N, a message's number")

@@ -38,6 +38,17 @@ VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
 DISK_FULL_BYTES = 1 << 20
 # How long a process waits between tries at switching a new file to WAL mode.
 WAL_RETRY_SECONDS = 0.01
+# A store on a read-only disk is read as it is (``read_only``), unless it needs what only
+# a write gives: a migration, or its WAL's changes folded in; in a folder this user cannot
+# write, SQLite cannot keep the -wal and -shm files it reads through.
+READ_ONLY_FOLDER = (
+    "its folder cannot be written (SQLite keeps its -wal and -shm files there); copy the "
+    "folder where it can be written and point MEMCTL_HOME there"
+)
+READ_ONLY_OLD = (
+    "{path} is read-only and an older memctl wrote it; copy its folder where it can be "
+    "written and point MEMCTL_HOME there"
+)
 # SQLite virtual-machine steps between two looks at the clock of a time limit (~1 ms of work).
 LIMIT_STEPS = 10_000
 # Pages read through a memory map of the file, not copied into each connection's cache: a
@@ -78,7 +89,8 @@ def translated_errors(path: Path) -> Iterator[None]:
             "back a backup ($MEMCTL_HOME/backups), as `memctl doctor` says"
         ) from None
     except apsw.CantOpenError:
-        raise StoreError(f"cannot open the database {path}") from None
+        folder = "" if os.access(path.parent, os.W_OK) else f": {READ_ONLY_FOLDER}"
+        raise StoreError(f"cannot open the database {path}{folder}") from None
     except apsw.InterruptError:
         raise StoreError(f"a read of {path} ran past its time limit and was stopped") from None
     except apsw.ReadOnlyError:
@@ -111,13 +123,16 @@ class Database:
         self._depth = 0
         self._busy_timeout_ms = busy_timeout_ms
         self._readers: dict[int, Database] = {}
+        self.frozen = False  # opened read-only: its folder (a read-only disk) takes no write
 
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
         """Open (creating if needed, private to this user) and migrate the database."""
         with translated_errors(path):
-            _create_private(path)
-            connection = apsw.Connection(str(path))
+            frozen = read_only(path)
+            if not frozen:
+                _create_private(path)
+            connection = _connect(path, frozen)
             connection.setbusytimeout(busy_timeout_ms)
             connection.enable_load_extension(True)
             connection.load_extension(sqlite_vec_path())
@@ -127,9 +142,13 @@ class Database:
             db = cls(connection, path, busy_timeout_ms)
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-            _use_wal(connection, busy_timeout_ms)
+            if not frozen:
+                _use_wal(connection, busy_timeout_ms)
             # after the first read: on a file that is no database, it fails less clearly
             cjk.register(connection)
+            db.frozen = frozen
+            if frozen and db._schema_version() != len(MIGRATIONS):
+                raise StoreError(READ_ONLY_OLD.format(path=path))
             db.migrate()
         return db
 
@@ -143,7 +162,7 @@ class Database:
             return self
         if lane not in self._readers:
             with translated_errors(self.path):
-                connection = apsw.Connection(str(self.path))
+                connection = _connect(self.path, self.frozen)
                 connection.setbusytimeout(self._busy_timeout_ms)
                 cjk.register(connection)
                 connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
@@ -394,6 +413,28 @@ def _use_wal(connection: apsw.Connection, busy_timeout_ms: int) -> None:
 def _journal_mode(connection: apsw.Connection, pragma: str) -> str:
     row = connection.execute(pragma).fetchone()
     return str(row[0]) if row else ""
+
+
+def read_only(path: Path) -> bool:
+    """Whether the store is a file on a disk mounted read-only (a snapshot, a backup
+    disk), all of it in the file (no WAL beside it): nothing can change it while it is
+    read. A folder that only this user cannot write is not: its owner may write it."""
+    wal = path.with_name(path.name + "-wal")
+    if not path.is_file() or wal.exists():
+        return False
+    try:
+        return bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _connect(path: Path, frozen: bool) -> apsw.Connection:
+    """A connection to the store; ``frozen``: read-only, told that nothing changes the file
+    (SQLite then needs no -shm file beside it, which that folder could not hold)."""
+    if not frozen:
+        return apsw.Connection(str(path))
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    return apsw.Connection(f"{path.as_uri()}?immutable=1", flags=flags)
 
 
 def _create_private(path: Path) -> None:

@@ -75,10 +75,18 @@ def resolve_run_id(db: Database, prefix: str) -> str:
 
 
 def list_runs(
-    db: Database, limit: int, kind: str | None = None, batch_heads: bool = False
+    db: Database,
+    limit: int,
+    kind: str | None = None,
+    batch_heads: bool = False,
+    before: tuple[str, str] | None = None,
 ) -> list[RunRecord]:
-    """Runs, newest first; ``batch_heads``: of each batch only its first run."""
+    """Runs, newest first; ``batch_heads``: of each batch only its first run; ``before``:
+    those listed after the run (its start, its id) a page ended with."""
     condition, params = ("kind = ?", [kind]) if kind else ("1", [])
+    if before is not None:
+        condition += " AND (started_at, rowid) < (?, (SELECT rowid FROM runs AS r WHERE r.id = ?))"
+        params += list(before)
     if batch_heads:
         condition += (
             " AND (batch IS NULL OR rowid = (SELECT min(rowid) FROM runs AS b "

@@ -32,7 +32,15 @@ from starlette.staticfiles import StaticFiles
 from memctl.api.config import Context, Settings
 from memctl.errors import DatabaseBusyError, MemctlError, NotFoundError
 from memctl.ui import views
-from memctl.ui.security import COOKIE, CSRF_FIELD, HEADERS, LOGIN_PATH, SAME_SITE, Keys
+from memctl.ui.security import (
+    COOKIE,
+    CSRF_FIELD,
+    HEADERS,
+    LOGIN_PATH,
+    SAFE_METHODS,
+    SAME_SITE,
+    Keys,
+)
 
 HERE = Path(__file__).parent
 # The navigation bar, in order: (path, label). A new page adds its entry here.
@@ -48,7 +56,8 @@ NAV: list[tuple[str, str]] = [
 ]
 READ_SECONDS = 5.0  # a page's reads at most (the slowest page takes ~0.1 s on 100,000 memories)
 SAID_KEPT = 100  # messages of recent changes kept for the page each redirects to
-TEXT_FIELDS = ("text", "project")  # form fields a change reads besides its path's id
+# form fields a change reads besides its path's id (``memory``: the page an undo came from)
+TEXT_FIELDS = ("text", "project", "memory")
 # What a request no route takes is told (HTTP status: the line shown).
 NO_ROUTE = {
     404: "no such page: the links above lead to every page",
@@ -164,11 +173,14 @@ async def _run_change(
 
     try:
         target, said = await run_in_threadpool(write)
-    except DatabaseBusyError as error:  # nothing was written: the same form, sent again
-        retry = {"action": quote(request.scope["path"]), "fields": {**values, "id": None}}
-        return _failed(viewer, error, request, False, retry)
     except MemctlError as error:
-        return _failed(viewer, error, request, False)
+        # nothing was written: the same form to send again (busy), or a refused text kept
+        # to mend (too long, a read-only store): a page of its own, Back would reload empty
+        retry = {"action": quote(request.scope["path"]), "fields": {**values, "id": None}}
+        kept = isinstance(error, DatabaseBusyError) or (
+            bool(values.get("text")) and not isinstance(error, NotFoundError)
+        )
+        return _failed(viewer, error, request, False, retry if kept else None)
     return RedirectResponse(f"{target}?{urlencode({'said': viewer.say(said)})}", 303)
 
 
@@ -180,16 +192,21 @@ def _failed(
     retry: dict[str, Any] | None = None,
 ) -> Response:
     """What the core refused, in its one line: 404 for what is not there, 503 for a store
-    another process holds (``retry``: the change's form, its typed text kept, to send
-    again), else 400."""
+    another process holds, else 400 (``retry``: a change's form, its typed text kept, to
+    send again). A change's page has no JSON of its own: its address is the form's (a
+    POST), and with ``.json`` no page's."""
     status = 404 if isinstance(error, NotFoundError) else 400
     if isinstance(error, DatabaseBusyError):
         status = 503
     if as_json:
         response: Response = JSONResponse({"error": str(error)}, status)
     else:
-        # a change's page has no JSON of its own: its address is the form's (a POST)
-        said = {"title": "Error", "error": str(error), "retry": retry, "as_json": retry is None}
+        said = {
+            "title": "Error",
+            "error": str(error),
+            "retry": retry,
+            "as_json": request.method in SAFE_METHODS,
+        }
         response = viewer.render("error.html", said, request, status)
     if status == 503:
         response.headers["Retry-After"] = retry_after(viewer.settings)

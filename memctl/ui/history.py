@@ -14,6 +14,7 @@ from memctl.model import Action, Event, Memory, Relation, RelationType
 if TYPE_CHECKING:
     from memctl.api.ingest import RunRecord
 
+LINKS = frozenset({Action.LINK, Action.UNLINK})  # the events that add or take a relation
 UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 OTHER_LINE = 120  # characters of another memory's text a relation or an event shows
 RELATIONS_SHOWN = 50  # a memory's relations a page lists (a hub may have hundreds)
@@ -94,12 +95,13 @@ def related(
 
 
 def told(
-    memory_id: str, event: Event, run: RunRecord | None, others: dict[str, Memory]
+    memory: Memory, event: Event, run: RunRecord | None, others: dict[str, Memory]
 ) -> dict[str, Any]:
     """One line of a memory's history: what changed, the decision that changed it (a merge,
-    a supersede), the memory it names, and which run did it (its kind, the door of an
-    edit, the session of an ingest), as ``memctl events`` and ``memctl runs`` hold them."""
-    data = event.data
+    a supersede), the memory it names (a link read as its relation is: ``linked``), and
+    which run did it (its kind, the door of an edit, the session of an ingest), as
+    ``memctl events`` and ``memctl runs`` hold them."""
+    memory_id, data = memory.id, event.data
     before, after = data.get("before") or {}, data.get("after") or {}
     changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
     named = data.get("superseded_by") or next(
@@ -113,11 +115,26 @@ def told(
         # what decided a create or an update, when it was more than that (merge, supersede)
         "decision": decision if decision and decision != str(event.action) else None,
         "names": None if named is None else {"id": named, "other": about(others.get(named))},
+        "linked": linked(memory, data, others.get(str(named))) if event.action in LINKS else None,
+        # the run an undo's change took back (an unlink's event names it by its run only)
+        "undid": data.get("undo_of") or (run.undo_of if run and run.kind == "undo" else None),
         "count": 1,
         "run": None
         if run is None
         else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
     }
+
+
+def linked(memory: Memory, data: dict[str, Any], other: Memory | None) -> str:
+    """A link event's relation as the memory's page reads it (``related``): passive from
+    its target's side ("superseded by"); a contradiction, stored both ways, by which was
+    said first ("contradicted by" the one said later)."""
+    kind = str(data.get("type") or "")
+    if data.get("dst_id") == memory.id and data.get("src_id") != memory.id:
+        return PASSIVE.get(kind, kind)
+    if kind == str(RelationType.CONTRADICTS) and other is not None:
+        return PASSIVE[kind] if other.created_at > memory.created_at else kind
+    return kind
 
 
 def folded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -136,3 +153,14 @@ def folded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         out.append(line)
     return out
+
+
+def offer_undo(lines: list[dict[str, Any]], undoable: set[str]) -> list[dict[str, Any]]:
+    """The lines of a memory's history (newest first), each run that `memctl undo` takes
+    back now (``undoable``) offered on its newest line (``undo``) only: one button a run."""
+    offered: set[str] = set()
+    for line in lines:
+        run_id = str((line["run"] or {}).get("id"))
+        line["undo"] = run_id in undoable and run_id not in offered
+        offered.add(run_id)
+    return lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from memctl.api import graph as graph_api
@@ -33,12 +33,23 @@ from memctl.api.sync import ShareRequest
 from memctl.errors import NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
 from memctl.model import Memory, counted, counted_to
-from memctl.ui.history import about, first_relations, folded, named_in, related, told
+from memctl.ui.history import (
+    about,
+    first_relations,
+    folded,
+    named_in,
+    offer_undo,
+    related,
+    told,
+)
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import RunRecord
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
 MESSAGES_PAGE = 100  # messages of a session page
-RUNS_SHOWN = 50
+RUNS_SHOWN = 50  # rows of the runs page
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
@@ -180,6 +191,8 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     own, shown = found.memory.id, first_relations(found.relations)
     others = memory_api.by_ids(ctx, named_in(found.memory, shown, history))
     ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
+    undoable = {r.id for r in made_by.values() if r is not None and can_undo(ctx, r)[0]}
+    told_lines = [told(found.memory, e, made_by.get(e.run_id or ""), others) for e in history]
     return {
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
@@ -187,7 +200,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
         "related": related(found.memory, shown, others),
         "relations_left": len(found.relations) - len(shown),  # `memctl get` lists them all
         "superseded": about(others.get(found.memory.superseded_by or "")),
-        "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
+        "events": offer_undo(folded(told_lines), undoable),
         "gone": sorted(sessions_api.gone(ctx, ran_in)),  # sessions its runs name, forgotten
         "history_page": page,
         "older_history": page + 1 if len(history) == PAGE_SIZE else None,
@@ -368,15 +381,30 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def runs(ctx: Context, values: Values) -> dict[str, Any]:
-    """The latest runs; each that undo takes back has its button, each it refuses says why."""
-    found = ingest_api.runs(ctx, RUNS_SHOWN)
+    """The runs, newest first, a page at a time (``before``: the page after that start and
+    id); each that undo takes back has its button, each it refuses says why."""
+    found = ingest_api.runs(ctx, RUNS_SHOWN, before=_cursor(values.get("before")))
     shown = []
     for run in found:
-        open_ = run.status == "done" and not run.undone_by
-        why = ingest_api.undo_refusal(ctx, run) if open_ else None
-        shown.append({**run.to_dict(), "undoable": open_ and why is None, "why_not": why})
+        undoable, why = can_undo(ctx, run)
+        shown.append({**run.to_dict(), "undoable": undoable, "why_not": why})
     named = {run.session_id for run in found if run.session_id}
-    return {"title": "Runs", "runs": shown, "gone": sorted(sessions_api.gone(ctx, named))}
+    last = found[-1] if len(found) == RUNS_SHOWN else None
+    return {
+        "title": "Runs",
+        "runs": shown,
+        "gone": sorted(sessions_api.gone(ctx, named)),
+        "next": f"{last.started_at}{KEY_SEPARATOR}{last.id}" if last else None,
+        "newest": bool(values.get("before")),
+    }
+
+
+def can_undo(ctx: Context, run: RunRecord) -> tuple[bool, str | None]:
+    """Whether `memctl undo` takes ``run`` back now, and why not when it refuses it (a run
+    undone already, or one not done, has neither: nothing to say)."""
+    open_ = run.status == "done" and not run.undone_by
+    why = ingest_api.undo_refusal(ctx, run) if open_ else None
+    return open_ and why is None, why
 
 
 PAGES: dict[str, Page] = {
@@ -475,11 +503,13 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
 
 
 def undo(ctx: Context, values: Values) -> tuple[str, str]:
+    """Undo a run; sent from a memory's history (``memory``), back to that memory."""
     report = ingest_api.undo(ctx, values["id"])
     left = f"; {report.left_alone()}" if report.skipped else ""
     n = report.reverted
     put_back = f"{n} change{'' if n == 1 else 's'} put back"
-    return "/runs", f"undid run {report.run_id[:8]}: {put_back}{left}"
+    back = f"/memories/{quote(values['memory'], safe='')}" if values.get("memory") else "/runs"
+    return back, f"undid run {report.run_id[:8]}: {put_back}{left}"
 
 
 CHANGES: dict[str, Callable[[Context, Values], tuple[str, str]]] = {

@@ -473,9 +473,9 @@ def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
 def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, browser: Any) -> None:
     """Recall says why a result is clear or possible (`recall --explain`'s match line); a
     relation names the other memory and leads to it; a superseded memory names the one
-    that took its place; a history longer than a page pages back to the memory's creation,
-    its accesses folded; a marked message's whole session opens at that message; a long
-    project path wraps in a narrow window."""
+    that took its place, and its history undoes the run that superseded it; a history longer
+    than a page pages back to the memory's creation, its accesses folded; a marked message's
+    whole session opens at that message; a long project path wraps in a narrow window."""
     base = walked.split("/login", 1)[0]
     browser.get(walked)
     browser.get(f"{base}/recall?q=long+commit+messages")
@@ -501,6 +501,10 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     assert "superseded, by I don't like long commit messages." in fields, fields
     history = browser.find_element(By.CSS_SELECTOR, "ol.events").text
     assert "state (supersede) → superseded by I don't like long commit messages." in history
+    # the run that superseded it, undone from its history line: it is current again, here
+    browser.find_element(By.CSS_SELECTOR, "ol.events > li:first-child form.undo button").click()
+    assert "undid run" in said_on(browser)
+    assert browser.find_element(By.CSS_SELECTOR, "dl.fields dd").text == "active"
 
     # a contradiction (stored both ways) read from each side: which was said later
     browser.get(f"{base}/recall?q=migrations+before+the+deploy")

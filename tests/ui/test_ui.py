@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
+from memctl.api import sessions as sessions_api
 from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
@@ -32,7 +35,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.model import Category, Kind
 from memctl.store.events import run_events
-from memctl.ui import history
+from memctl.ui import history, views
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
@@ -181,6 +184,63 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
     assert "update: content" in page and "edit from ui" in page
     assert "it was: Releases are cut on Mondays" in page
     assert "content_hash" not in page
+
+
+def test_a_memory_history_undoes_a_run_runs_no_longer_lists(
+    client: TestClient, stored: Context, keys: Keys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs lists the latest runs only; `memctl undo RUN_ID` takes back any: a memory's
+    history offers each run the CLI would undo (once a run), and comes back to the memory."""
+    monkeypatch.setattr(views, "RUNS_SHOWN", 1)
+    own = memory_api.remember(stored, RememberRequest("Invoices are sent hourly")).memory.id
+    memory_api.remember(stored, RememberRequest("Billing runs on Fridays"))  # the latest run
+    run_id = client.get(f"/memories/{own}.json").json()["events"][0]["run"]["id"]
+    assert run_id not in client.get("/runs").text
+    page = client.get(f"/memories/{own}").text
+    assert page.count(f'action="/runs/{run_id}/undo"') == 1
+    done = client.post(f"/runs/{run_id}/undo", data={"csrf": keys.csrf, "memory": own})
+    assert done.status_code == 303 and done.headers["location"].startswith(f"/memories/{own}?")
+    after = client.get(done.headers["location"]).text
+    assert "undid run" in after and f"(undo of run <code>{run_id[:8]}</code>)" in after
+    assert memory_api.get(stored, own).memory.state == "deleted"
+    assert f'action="/runs/{run_id}/undo"' not in after  # undone: no second button
+    assert after.count('class="undo"') == 1  # the undo's own run, which can be undone
+
+
+def test_a_contradiction_reads_the_same_in_relations_and_history(
+    client: TestClient, stored: Context
+) -> None:
+    """A contradiction is stored both ways: the earlier memory's history said "link:
+    contradicts" the later one, where its relations say "Contradicted by" it."""
+    distil(stored, "user: We always run the migrations before the deploy.\n", "mig-1")
+    distil(stored, "user: We never run the migrations before the deploy.\n", "mig-2")
+    listed = client.get("/memories.json").json()["memories"]
+    earlier = next(m["id"] for m in listed if m["content"].startswith("We always run"))
+    page = unescape(client.get(f"/memories/{earlier}").text)
+    assert "Contradicted by <a" in page
+    assert "link: contradicted by <a" in page and "link: contradicts" not in page
+
+
+def test_the_runs_pages_follow_each_other_to_the_first_run(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs was the latest 50 and no more: its Older runs link pages back to the first, every
+    run once, in `memctl runs`'s order."""
+    monkeypatch.setattr(views, "RUNS_SHOWN", 2)
+    for text in ("Invoices are sent hourly", "Billing runs on Fridays", "Tax is added"):
+        memory_api.remember(stored, RememberRequest(text))
+    every = [run.id for run in ingest_api.runs(stored, 1000)]
+    seen: list[str] = []
+    query = ""
+    while True:
+        page = client.get(f"/runs{query}").text
+        assert ('href="/runs">Newest' in page) == bool(query)
+        seen += [run["id"] for run in client.get(f"/runs.json{query}").json()["runs"]]
+        older = re.search(r'rel="next" href="(\?before=[^"]+)"', page)
+        if older is None:
+            break
+        query = unescape(older.group(1))
+    assert seen == every and len(every) > 2 * views.RUNS_SHOWN
 
 
 def test_a_memory_lists_its_weightiest_relations_and_counts_the_rest(
@@ -559,6 +619,36 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
 
 
+def test_a_refused_text_is_kept_to_mend_and_a_change_offers_no_json(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A text the core refuses (too long) comes back in a form, not lost to a Back that
+    reloads an empty page (no-store); a change's error page links no `.json` (a 404)."""
+    text = "Invoices go out on the first. " * 4000  # past memctl's limit
+    refused = client.post("/memories", data={"csrf": keys.csrf, "text": text})
+    assert refused.status_code == 400 and "the limit is" in refused.text
+    assert escape(text.strip()[:200], quote=False) in refused.text  # in the box to mend
+    assert ".json" not in refused.text
+    gone = client.post("/memories/0000/edit", data={"csrf": keys.csrf, "text": "x"})
+    assert gone.status_code == 404 and "Try again" not in gone.text  # nothing to send again
+
+
+def test_a_session_whose_id_holds_a_hash_can_be_forgotten(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """`ingest --session-id` takes any id: one holding "#" (read as SESSION#N, a message)
+    was refused by the forget page, its button and `sessions forget` alike."""
+    ingest_text(stored, "user: the ticket#42 password is hunter2\nassistant: noted\n", "tk#42")
+    assert sessions_api.forget_target(stored, "tk#42")[1] is None  # the session, not message 42
+    path = f"/sessions/{quote('tk#42', safe='')}/forget"
+    asked = client.get(path)
+    assert asked.status_code == 200 and "cannot be undone" in asked.text
+    done = client.post(path, data={"csrf": keys.csrf})
+    assert done.status_code == 303
+    assert client.get(f"/sessions/{quote('tk#42', safe='')}.json").status_code == 404
+    assert sessions_api.forget_target(stored, "here-1#1")[1] == 1  # a message, as before
+
+
 def test_forgetting_a_session_names_the_sessions_holding_its_copies(
     client: TestClient, stored: Context, keys: Keys
 ) -> None:
@@ -650,8 +740,11 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
     client.post(f"{base}/delete", data={"csrf": keys.csrf})
     # a deleted memory offers no change: not shared, not edited; its run's undo brings it back
     deleted = client.get(base).text
-    assert re.findall(r'action="[^"]*/(\w+)"', deleted) == ["recall"]  # the search box
+    offered = re.findall(r'action="[^"]*/(\w+)"', deleted)
+    assert offered[0] == "recall" and set(offered[1:]) == {"undo"}  # the search box, undos
     assert "undoing the run that deleted it" in deleted
+    deleted_by = client.get(f"{base}.json").json()["events"][0]["run"]["id"]
+    assert f'action="/runs/{deleted_by}/undo"' in deleted
     again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
     assert "was deleted already" in client.get(again).text
 
@@ -863,3 +956,64 @@ def test_a_change_while_another_process_holds_the_store_says_when_to_try_again(
         viewer.close()
     assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
     assert "Invoices go out on the first" in refused.text
+
+
+# Run inside a mount namespace where the store's folder is mounted read-only: the viewer's
+# pages, a change, and the resident start a recall makes, printed as JSON.
+READ_ONLY_INSIDE = """
+import json, sys
+from starlette.testclient import TestClient
+from memctl.config.settings import load_settings
+from memctl.integrations import resident
+from memctl.ui.app import build_app
+from memctl.ui.security import Keys
+from tests.fakes import HashEmbedder
+
+keys = Keys(frozenset({"testserver"}))
+app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
+with TestClient(app, base_url="http://testserver") as client:
+    client.get(f"/login?token={keys.token}")
+    pages = {p: client.get(p).status_code for p in ("/memories", "/recall?q=invoices", "/runs")}
+    store = next(c for c in client.get("/health.json").json()["checks"] if c["name"] == "store")
+    found = client.get("/memories.json").json()["memories"]
+    said = {"csrf": keys.csrf, "text": "a thought to keep"}
+    change = client.post("/memories", data=said, headers={"origin": "http://testserver"})
+viewer.close()
+print(json.dumps({"pages": pages, "found": [m["content"] for m in found],
+                  "change": [change.status_code, change.text], "store": store,
+                  "resident": resident.start(load_settings().home)}))
+"""
+MOUNT_READ_ONLY = (
+    'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 77; shift; exec "$@"'
+)
+
+
+def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) -> None:
+    """A store on a disk mounted read-only (a snapshot, a backup disk): `memctl ui` said
+    only "cannot open the database" (SQLite could not make its -shm file there). Its pages
+    are read; a change is refused in one line, its text kept; Health warns of it; recall
+    starts no resident process (its log cannot be written) rather than failing after its
+    answer."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("no unshare(1) to mount a folder read-only")
+    assert run_cli("remember", "Invoices go out on the first").returncode == 0
+    namespace = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-r", "-m"]
+    done = subprocess.run(
+        [*namespace, "sh", "-c", MOUNT_READ_ONLY, "sh", str(home)]
+        + [sys.executable, "-c", READ_ONLY_INSIDE],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    if done.returncode == 77:
+        pytest.skip("no read-only mount here (unshare needs CAP_SYS_ADMIN or user namespaces)")
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert set(seen["pages"].values()) == {200}
+    assert seen["found"] == ["Invoices go out on the first"]
+    status, page = seen["change"]
+    assert status == 400 and "is read-only" in page and "a thought to keep" in page
+    assert seen["resident"] is False
+    assert seen["store"]["status"] == "warn" and "read-only disk" in seen["store"]["detail"]
