@@ -20,6 +20,7 @@ memctl's JSONL and YAML import), and again on export (it is idempotent):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -938,6 +939,17 @@ def safe_line(text: str, width: int = 300) -> str:
     cleaned, _ = scrub(text)
     flat = " ".join(cleaned.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_lower(text: str) -> str:
+    return scrub(text)[0].lower()
+
+
+def quoted_word(text: str, word: str) -> str:
+    """``word`` of ``text`` as an explanation may quote it: not a part of a secret the text
+    holds (recall's reason quoted the tail of a token typed into the query)."""
+    return word if word.lower() in _kept_lower(text) else "a word"
 
 
 # How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).

@@ -9,7 +9,7 @@ import string
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from memctl.api import ingest as api
@@ -467,6 +467,7 @@ def test_no_generated_secret_survives_the_scanner_whole_or_cut_in_two(
     assert raw not in "".join(pieces)
 
 
+SK_TAIL = "000000000000LM000000000RS000cde0000mno000qr00wxz"
 # the field names of a recalled memory as recall --json writes them
 RECALLED_KEYS = list(Recalled(Memory(content="x"), 0.0, {}, {}, {}).to_dict())
 
@@ -486,6 +487,8 @@ def _everything_written(ctx: Context, home: Path, log: Path) -> bytes:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(secret=secrets(), how=st.integers(0, 3), cut=st.floats(0.05, 0.95))
+# found by this test: recall's reason quoted the token's tail as a name no memory mentions
+@example(secret=(f"sk-ant-api03-{SK_TAIL}", SK_TAIL), how=0, cut=0.5)
 def test_no_secret_reaches_the_store_the_wal_the_logs_or_an_export(
     make_ctx, home: Path, tmp_path: Path, secret: tuple[str, str], how: int, cut: float
 ) -> None:
