@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,10 +21,12 @@ from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.ingest.graph import index_pending
+from memctl.maintain.forgetting import forget_session
 from memctl.model import Memory
 from memctl.store.graph import stated_by
 from memctl.sync import folders, layout, outgoing, pipeline
-from tests.conftest import run_cli
+from memctl.sync.records import import_lines
+from tests.conftest import files_holding, run_cli, said_in_session
 from tests.ingest.test_compaction import ingest_file
 from tests.ingesting import claude_record
 from tests.integrations.test_integrations_mcp import stdio
@@ -525,3 +528,27 @@ def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
         == ("Edited: src/app.py; /home/alice/…-old/x.py\nRan: git -C . status; cd . && make")
     )
     assert folders.relative_to_folder(Memory(text), "").content == text
+
+
+def test_an_export_made_before_a_session_was_forgotten_brings_none_of_it_back(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """`memctl import` of an export made before `sessions forget` wrote the forgotten
+    session's memories back (their text, and the session's id the forget had keyed); a
+    record names its session by id, by a message of it, or by a digest's range."""
+    ctx = make_ctx()
+    gone, kept = "9d0c6b1e-0f4a-4c2e-9b7d-5a1e2f3c4d5e", "2b7e1c9a-5d3f-4e8b-a6c1-0f9e8d7c6b5a"
+    said_in_session(ctx, ["The zebracanary queue runs on quokkaville."], gone)
+    said_in_session(ctx, ["We deploy with make release."], kept)
+    forget_session(ctx, gone)
+    records = [
+        {"content": "The zebracanary queue runs on quokkaville.", "session_id": gone},
+        {"content": "Set up zebracanary.", "source": f"session:{gone}#1:user"},
+        {"content": "Session of June: zebracanary.", "source": f"session:{gone}#1-1"},
+        {"content": "We deploy with make release.", "session_id": kept},
+    ]
+    lines = [(n, json.dumps({"id": f"{n:032x}", **r})) for n, r in enumerate(records, 1)]
+    report = import_lines(ctx, lines)
+    ctx.close()
+    assert files_holding(home, "zebracanary") == [] and files_holding(home, gone) == []
+    assert (report.imported, report.skipped, report.forgotten) == (1, 3, 3)

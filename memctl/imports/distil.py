@@ -27,6 +27,7 @@ from memctl.imports.formats.base import Kind, TextDoc, lines
 from memctl.imports.sections import sections
 from memctl.imports.split import split
 from memctl.imports.summarise import Summary, summarise
+from memctl.ingest.entities import known_word
 from memctl.ingest.extract import extract
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
@@ -137,7 +138,7 @@ def _fact(summary: Summary, text: str, source: str, tags: list[str]) -> Fact:
 def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
     for conversation in plan.survey.format.conversations(reading):
         said = ((m.content, (n, m)) for n, m in enumerate(conversation.messages, start=1))
-        for text, (n, message) in scrub_messages(said, Redactions()):
+        for text, (n, message) in scrub_messages(said, Redactions(), known=known_word):
             if not nothing_left(text):
                 # the title is the export's text: a secret or private text in it stays out
                 named = safe_line(conversation.id or conversation.title, ANCHOR_CHARS)

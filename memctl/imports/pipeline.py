@@ -68,7 +68,7 @@ from memctl.store.imports import (
 )
 from memctl.store.runs import get_run, save_run
 from memctl.store.sessions import get_session
-from memctl.sync.records import import_lines, preview_lines
+from memctl.sync.records import forgotten_line, import_lines, preview_lines
 
 # A file's own problems: they fail that file, and the import goes on with the others.
 FILE_ERRORS = (InputError, OSError)
@@ -267,7 +267,7 @@ class _Importer:
             result.skipped,
             result.relations,
         )
-        file.problems = result.errors
+        file.problems = result.errors + forgotten_line(result.forgotten)
         if not (result.imported or result.skipped) and result.errors:
             file.fail(result.errors[0])
             return

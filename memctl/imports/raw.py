@@ -22,6 +22,7 @@ from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
+from memctl.ingest.entities import known_word
 from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import IMPORTED, Message, Role, Session, now_iso
@@ -94,7 +95,7 @@ def _messages(
             began = next((m.created_at for m in conversation.messages if m.created_at), None)
             yield Role.SYSTEM, named, began
             said = ((m.content, m) for m in conversation.messages)
-            for text, message in scrub_messages(said, found):
+            for text, message in scrub_messages(said, found, known=known_word):
                 if not nothing_left(text):
                     yield message.role, text.strip(), message.created_at
     else:

@@ -355,8 +355,16 @@ def scrubbed(
 
 def new_scrubber(transcript: Transcript, report: CaptureReport) -> Scrubber[Parsed]:
     """A scrubber of the transcript's messages, hiding where they repeat it each secret the
-    parser's notes left out (``tally.taken``, filled as the parser reads)."""
-    return Scrubber(report.redactions, MESSAGE_JOINS, transcript.tally.taken)
+    parser's notes left out (``tally.taken``, filled as the parser reads), and a password of
+    letters no word list knows (``swordfish``)."""
+    return Scrubber(report.redactions, MESSAGE_JOINS, transcript.tally.taken, _known_word)
+
+
+def _known_word(word: str) -> bool:
+    # imported here: the word lists (~10 ms) load only when a password of letters is found
+    from memctl.ingest.entities import known_word
+
+    return known_word(word)
 
 
 def _kept(scrubbed: Iterator[tuple[str, Parsed]], report: CaptureReport) -> Iterator[Parsed]:

@@ -336,6 +336,21 @@ def common_words() -> frozenset[str]:
     return frozenset(w for w in lines if w and not w.startswith("#"))
 
 
+@functools.cache
+def _names() -> frozenset[str]:
+    """Every spelling of a tool, language or service (the vocabulary's and
+    ``software.txt``'s), case folded."""
+    found = software()
+    return frozenset(ALIASES) | found.by_key.keys() | {k.casefold() for k in found.as_written}
+
+
+def known_word(word: str) -> bool:
+    """An everyday English word or a tool's name (``postgres``, ``vagrant``): a password of
+    one, said again, is more often the word than the password."""
+    folded = word.casefold()
+    return folded in common_words() or folded in _names()
+
+
 def canonical(name: str) -> Entity | None:
     """The vocabulary's entity for ``name`` (its version dropped), or None: the hand-written
     ``VOCABULARY`` first, then the software names (an English word only as written)."""

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from memctl.lazy_re import lazy
-from memctl.memories.scrubber import REPEAT_MIN, made
+from memctl.memories.scrubber import REPEAT_MIN, followable, lettered
 
 # What a digest is taken of: this prefix and the value, so that it equals no other keyed
 # digest of the home (a forgotten message's, a session id's) of the same text.
@@ -79,9 +79,11 @@ class Followed:
                 if size < REPEAT_MIN:
                     break
                 value = word[start:end]
-                if size > FOLLOW_MAX or not made(value):
+                if size > FOLLOW_MAX or not followable(value):
                     continue
                 kind = self.kinds.get(value_digest(self.key, value))
+                if kind is None and lettered(value):  # kept lower case (``Scrubber``)
+                    kind = self.kinds.get(value_digest(self.key, value.lower()))
                 if kind is not None:
                     found.append((start, end, kind))
                     break

@@ -20,6 +20,7 @@ memctl's JSONL and YAML import), and again on export (it is idempotent):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -75,6 +76,10 @@ _ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==|：|＝)[ \t]*@?"
 _QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
 _BARE = rf"{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}})"
 _PROSE = r"[ \t]+(?:is|was|=|:|：)[ \t]+(?:now[ \t]+)?"
+# what a password is for, said between the word and its value ("the password for the
+# staging db is V"): up to three words, after a word for a password only (the lookbehind:
+# password, passwd, pwd, passphrase, passcode), not `pin` ("the pin on the board is red")
+_FOR_WHAT = r"(?:(?<=(?i:ord|swd|pwd|ase|ode))[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@/-]+){1,3}?)?"
 
 # Values a label is often followed by that are not secrets: types, references, prose.
 NOT_VALUES = frozenset(
@@ -100,11 +105,15 @@ IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
+# What ends a sentence or a bracket after a bare value ("the password is V."), not the value.
+VALUE_END = ",;.:)]}"
+
+
 def _any_value(value: str) -> bool:
     """A password: anything of 3 characters or more (4 digits or more) but a type name,
     a reference, prose or markup (``<strong>Reading tokens:</strong>``, a placeholder's
     ``<your-token>``)."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= (4 if bare.isdigit() else 3)
         and bare[0] not in "[{(<"
@@ -124,7 +133,7 @@ def _reference(value: str) -> bool:
 def _keyish(value: str) -> bool:
     """A token or key: at least 6 characters, not a count (``max_tokens: 4096``) nor a
     variable's name (``token = next_token``)."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= 6
         and not bare.isdigit()
@@ -135,7 +144,7 @@ def _keyish(value: str) -> bool:
 
 def _secretish(value: str) -> bool:
     """A value named in prose ("the secret is ..."): it looks made, not written."""
-    bare = value.rstrip(",;.:)]}")
+    bare = value.rstrip(VALUE_END)
     return _keyish(bare) and (
         any(c.isdigit() for c in bare) or (bare != bare.lower() and bare != bare.upper())
     )
@@ -621,7 +630,10 @@ DETECTORS: tuple[Detector, ...] = (
         _any_value,
     ),
     _d(
-        "password", _PASSWORD_ANCHORS, rf"{_PASSWORD_WORD}{_PROSE}(?:{_QUOTED}|{_BARE})", _any_value
+        "password",
+        _PASSWORD_ANCHORS,
+        rf"{_PASSWORD_WORD}{_FOR_WHAT}{_PROSE}(?:{_QUOTED}|{_BARE})",
+        _any_value,
     ),
     _d(
         "secret",
@@ -739,10 +751,35 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.only_after and not _run_by(text, match.start(), detector.only_after):
                     continue
-                if detector.narrow:
+                cuts = [(first, last)]
+                if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
                     first, last = (first + at for at in detector.narrow(value))
-                hits.append(Hit(first, last, _kind(detector, text[first:last]), match.span()))
+                    cuts = _beside_known(text, (first, last), hits)
+                hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)
+
+
+def _beside_known(text: str, cut: Cut, hits: list[Hit]) -> list[Cut]:
+    """``cut``, a random string's span, less the secrets of a maker's shape it runs into:
+    base64 holds ``/``, so the match ran on over a path (``/home/d/ghp_<token>/app/t``
+    lost ``d/`` and ``/app/t``); a part left either side is hidden only if random alone."""
+    first, last = cut
+    known = sorted(
+        (h.start, h.end)
+        for h in hits
+        if h.kind not in GENERIC_KINDS and h.start < last and first < h.end
+    )
+    if not known:
+        return [cut]
+    edges = [first, *(at for span in known for at in span), last]
+    kept: list[Cut] = []
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        part = text[start:end].strip("/")
+        if high_entropy(part):
+            at = text.index(part, start)
+            inner_start, inner_end = _random_part(part)
+            kept.append((at + inner_start, at + inner_end))
+    return kept
 
 
 # Kinds that say only how a secret was found; a kind naming the secret's maker wins over them.
@@ -902,6 +939,17 @@ def safe_line(text: str, width: int = 300) -> str:
     cleaned, _ = scrub(text)
     flat = " ".join(cleaned.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_lower(text: str) -> str:
+    return scrub(text)[0].lower()
+
+
+def quoted_word(text: str, word: str) -> str:
+    """``word`` of ``text`` as an explanation may quote it: not a part of a secret the text
+    holds (recall's reason quoted the tail of a token typed into the query)."""
+    return word if word.lower() in _kept_lower(text) else "a word"
 
 
 # How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).

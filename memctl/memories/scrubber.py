@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import (
     MARK,
     PEM_BEGIN,
+    VALUE_END,
     Cut,
     Hit,
     Redactions,
@@ -94,9 +95,10 @@ _ALNUM = "A-Za-z0-9"
 
 
 def _parts(value: str, kind: str) -> list[str]:
-    """What a repeat of ``value`` would show: a cookie header's values one by one."""
+    """What a repeat of ``value`` would show: a cookie header's values one by one, a bare
+    value without the sentence's end its match took ("the password is V." says V)."""
     if kind != "cookie":
-        return [value]
+        return [value.rstrip(VALUE_END)]
     return [pair.partition("=")[2].strip() for pair in value.split(";")]
 
 
@@ -110,6 +112,24 @@ def made(value: str) -> bool:
         and not value.isalpha()
         and any(c.isalnum() for c in value)
     )
+
+
+def lettered(value: str) -> bool:
+    """A value of 6 letters or more and nothing else (``swordfish``): followed only when
+    no dictionary knows it (``Scrubber``'s ``known``)."""
+    return len(value) >= REPEAT_MIN and value.isascii() and value.isalpha()
+
+
+def followable(value: str) -> bool:
+    """A value a later part may repeat that is worth looking up: made, or of letters."""
+    return made(value) or lettered(value)
+
+
+def _repeated(value: str) -> str:
+    """The pattern of a followed value said again: between non-letters, and a password of
+    letters (kept lower case) in any case ("Swordfish works" begins a sentence)."""
+    said = re.escape(value)
+    return f"(?<![{_ALNUM}]){f'(?i:{said})' if lettered(value) else said}(?![{_ALNUM}])"
 
 
 def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
@@ -159,10 +179,14 @@ class Scrubber(Generic[T]):
         found: Redactions,
         joins: tuple[str, ...] = DOCUMENT_JOINS,
         taken: dict[str, str] | None = None,
+        known: Callable[[str], bool] | None = None,
     ) -> None:
         self.found, self.joins = found, joins
         # secrets taken out before the parts came (a parser's notes), filled as they come
         self.taken = {} if taken is None else taken
+        # whether a word is an everyday word or a name (``postgres``): a password of letters
+        # (``the db password is swordfish``) is followed unless it is one; without it, never
+        self.known = known
         self._hiding: re.Pattern[str] | None = None
         self._held: deque[tuple[str, list[Hit], T]] = deque()
         self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
@@ -268,24 +292,44 @@ class Scrubber(Generic[T]):
         cut = redact_cuts(text, cuts) if cuts else text
         hits = find_secrets(cut)
         self._remember(self.taken | {cut[h.start : h.end]: h.kind for h in hits})
+        self._remember_words({cut[h.start : h.end]: h.kind for h in hits})
         return self._hide_repeats(redact_hits(cut, hits, self.found.secrets)), payload
 
     def _remember(self, values: dict[str, str]) -> None:
         """Keep the secrets found by a label for the later parts (``LABELLED_KINDS``)."""
-        new = {
-            each: kind
-            for value, kind in values.items()
-            if kind in LABELLED_KINDS
-            for each in _parts(value, kind)
-            if made(each)
-        }
+        self._follow(
+            {
+                each: kind
+                for value, kind in values.items()
+                if kind in LABELLED_KINDS
+                for each in _parts(value, kind)
+                if made(each)
+            }
+        )
+
+    def _remember_words(self, values: dict[str, str]) -> None:
+        """Keep a password of letters the scanner found by its label (``the db password is
+        swordfish``) that no word list knows; not a parser's ``taken`` value of letters (a
+        credentials file's line, a command's output: as often a name as a secret)."""
+        if self.known is None:
+            return
+        self._follow(
+            {
+                each: kind
+                for value, kind in values.items()
+                if kind == "password"
+                for each in (part.lower() for part in _parts(value, kind))
+                if lettered(each) and not self.known(each)
+            }
+        )
+
+    def _follow(self, new: dict[str, str]) -> None:
+        """Hide each of ``new`` (value -> kind) where a later part repeats it bare."""
         if not new.keys() - self._found_values.keys():
             return
         self._found_values |= new
         words = sorted(self._found_values, key=len, reverse=True)
-        self._repeats = re.compile(
-            "|".join(f"(?<![{_ALNUM}]){re.escape(w)}(?![{_ALNUM}])" for w in words)
-        )
+        self._repeats = re.compile("|".join(map(_repeated, words)))
 
     def _hide_repeats(self, text: str) -> str:
         """``text`` with each secret an earlier part (or this one) held replaced bare."""
@@ -293,7 +337,8 @@ class Scrubber(Generic[T]):
             return text
 
         def mark(found: re.Match[str]) -> str:
-            kind = self._found_values[found.group()]
+            said = found.group()
+            kind = self._found_values.get(said) or self._found_values[said.lower()]
             self.found.secrets[kind] += 1
             return f"[REDACTED:{kind}]"
 
@@ -311,11 +356,15 @@ def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
 
 
 def scrub_messages(
-    texts: Iterable[tuple[str, T]], found: Redactions, taken: dict[str, str] | None = None
+    texts: Iterable[tuple[str, T]],
+    found: Redactions,
+    taken: dict[str, str] | None = None,
+    known: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[str, T]]:
     """Scrub the messages of one conversation in order, each with its payload; a secret
-    ``taken`` holds (a parser's, filled as it reads) is hidden where a message repeats it."""
-    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS, taken)
+    ``taken`` holds (a parser's, filled as it reads) is hidden where a message repeats it,
+    and with ``known`` a password of letters (``Scrubber``'s)."""
+    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS, taken, known)
     for text, payload in texts:
         yield from scrubber.push(text, payload)
     yield from scrubber.close()

@@ -269,6 +269,12 @@ def source_range(source: str | None) -> tuple[str, int, int] | None:
     return found[1], first, int(found[3]) if found[3] else first
 
 
+def named_session(source: str | None) -> str | None:
+    """The session any ``session:`` source names (a message, a range, the session)."""
+    found = SESSION_RANGE.match(source or "") or SESSION_ONLY.match(source or "")
+    return found[1] if found else None
+
+
 def source_session(source: str | None) -> str | None:
     """The session a ``session:<id>`` source (no message named) names; None for another."""
     found = SESSION_ONLY.match(source or "")

@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memctl.config.files import forget_key
+from memctl.config.files import forget_key, known_sync_key
 from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
 from memctl.ingest.graph import Indexed, Reading, Written, parse_triples, read
+from memctl.memories.provenance import signs
 from memctl.model import Memory, State, Visibility, now_iso
 from memctl.store import memories as store
 from memctl.store.graph import SYNC as SYNC_ORIGIN
@@ -76,8 +77,11 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     for row in incoming.files:
         after[row.memory_id].append(row)
     local = store.get_memories(ctx.db, sorted(ids))
+    own_key = known_sync_key(ctx.settings.home) or b""
     for memory_id in sorted(ids):
         versions = changed.get(memory_id)
+        if memory_id not in local and _removed_here(after[memory_id], own_host, own_key):
+            continue  # nothing of a memory removed here comes back
         if versions:
             mine = (local.get(memory_id), versions, after[memory_id])
             _resolve(plan, *mine, own_host, home_key)
@@ -136,6 +140,15 @@ def _resolve(
     for version in versions:
         if version is not winner and final is not None and _differs(version.values, final):
             plan.conflicts.append(version)
+
+
+def _removed_here(files: list[SyncFile], own_host: str, own_key: bytes) -> bool:
+    """Whether this machine shared the memory (a file of its own, signed by its key: a
+    file naming its host id is not enough) that its store no longer holds: forgotten
+    (``sessions forget``) or deleted for good since. Another machine's version, edited
+    before it learnt so, does not bring the text back; this machine's export writes the
+    tombstone that takes it out there too."""
+    return any(f.host_id == own_host and signs(own_key, f) for f in files)
 
 
 def _differs(values: dict[str, Any], final: dict[str, Any]) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from memctl.config.files import known_forget_key
 from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
@@ -24,6 +25,7 @@ from memctl.model import (
     Relation,
     RelationType,
     content_hash,
+    counted,
     format_time,
     now_iso,
     parse_choice,
@@ -32,6 +34,7 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import relations_of
+from memctl.store.sessions import named_session, session_known_as
 from memctl.store.writes import Writer
 
 # An imported memory enters this store now, whatever its record says (decay counts from it).
@@ -82,8 +85,16 @@ def scrubbed(record: dict[str, Any]) -> dict[str, Any]:
 class ImportReport:
     imported: int = 0
     skipped: int = 0
+    forgotten: int = 0  # of the skipped: from a session forgotten here
     relations: int = 0
     errors: list[str] = field(default_factory=list)
+
+
+def forgotten_line(count: int) -> list[str]:
+    """What an import says of the memories it left out as a forgotten session's."""
+    if not count:
+        return []
+    return [f"{counted(count, 'memory', 'memories')} of a session forgotten here left out"]
 
 
 def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, Any]]]:
@@ -212,12 +223,26 @@ def preview_lines(
     report = ImportReport()
     scope = default_scope or ctx.settings.project_scope
     seen: set[str] = set()
+    key = known_forget_key(ctx.settings.home)
     for memory, _ in parsed_records(lines, scope, report):
         present = memory.id in seen or bool(store.get_memories(ctx.db, [memory.id]))
         seen.add(memory.id)
-        report.skipped += present
-        report.imported += not present
+        forgotten = not present and _forgotten_here(ctx, memory, memory.source, key)
+        report.forgotten += forgotten
+        report.skipped += present or forgotten
+        report.imported += not (present or forgotten)
     return report
+
+
+def _forgotten_here(ctx: Context, memory: Memory, source: str, key: bytes | None) -> bool:
+    """Whether the memory came from a session forgotten here (its record names it by id or
+    by its source): an export made before ``sessions forget`` brings none of it back."""
+    named = {memory.session_id, named_session(source)} - {None, ""}
+    return key is not None and any(
+        (found := session_known_as(ctx.db, str(name), key)) is not None
+        and found.forgotten_at is not None
+        for name in named
+    )
 
 
 def _import_batch(
@@ -228,10 +253,15 @@ def _import_batch(
     run_id: str | None,
 ) -> None:
     seen = set(store.get_memories(ctx.db, [m.id for m, _ in batch]))
+    key = known_forget_key(ctx.settings.home)
     fresh = []
     for memory, claimed in batch:  # a record the file holds twice is written once
-        if memory.id not in seen:
-            seen.add(memory.id)
+        if memory.id in seen:
+            continue
+        seen.add(memory.id)
+        if _forgotten_here(ctx, memory, claimed or memory.source, key):
+            report.forgotten += 1
+        else:
             fresh.append((memory, claimed))
     report.skipped += len(batch) - len(fresh)
     vectors = ctx.vectors([m.content for m, _ in fresh])

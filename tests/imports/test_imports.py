@@ -29,6 +29,7 @@ from memctl.store.imports import find_import
 from memctl.store.projects import project_dirs
 from memctl.store.runs import list_runs
 from memctl.store.sessions import count_sessions, latest_messages
+from tests.conftest import files_holding
 from tests.ingest.test_ingest_pasted import TRACEBACK
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
@@ -48,6 +49,10 @@ def files(tmp_path: Path) -> Path:
     folder = tmp_path / "files"
     folder.mkdir()
     return folder
+
+
+# Two turns of the ChatGPT export's current branch: a request and the answer to it.
+ASKED, ANSWERED = "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a04", "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e08"
 
 
 def fixture(folder: Path, name: str) -> Path:
@@ -105,6 +110,24 @@ def test_a_pasted_traceback_in_a_chat_export_gives_no_rule(
         "Never deploy on Fridays.",
         "We deploy Tidepool with `make release`.",  # the user's words above the paste
     ]
+
+
+def test_a_password_of_letters_said_again_in_a_chat_export_is_hidden(
+    make_ctx: Callable[..., Context], home: Path, files: Path
+) -> None:
+    """As capture does: a labelled password no word list knows is hidden where a later
+    message of the conversation says it again (it was stored there, and in the facts)."""
+    ctx = make_ctx()
+    path = fixture(files, "chatgpt-conversations.json")
+    export = json.loads(path.read_text(encoding="utf-8"))
+    mapping = export[0]["mapping"]
+    first, later = (mapping[k]["message"]["content"] for k in (ASKED, ANSWERED))
+    first["parts"] = [first["parts"][0] + " The db password is swordfish."]
+    later["parts"] = [later["parts"][0] + " Log in with swordfish first."]
+    path.write_text(json.dumps(export), encoding="utf-8")
+    run_import(ctx, path)
+    ctx.close()
+    assert files_holding(home, "swordfish") == []
 
 
 def test_claude_ai_export_keeps_secrets_out(make_ctx: Callable[..., Context], files: Path) -> None:

@@ -392,6 +392,41 @@ def test_a_secret_hidden_in_one_capture_is_hidden_in_the_session_s_next(
     ctx.close()
 
 
+def test_a_password_said_in_prose_is_hidden_where_it_is_said_again(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A password of letters (``swordfish``) was hidden where its label stood and stored
+    where it was said again; a value ending a sentence ("is V.") was followed with its
+    full stop, so its bare repeat was stored; "the password for the staging db is V" was
+    not found at all. A password that is a word or a tool's name (``postgres``) is hidden
+    where labelled only: said again, it is more often the tool."""
+    first = [
+        ("user", "The db password is swordfish. The password for the staging db is Rk-4471."),
+        ("assistant", "Noted: swordfish for the db, Rk-4471 for staging. Swordfish it is."),
+        ("user", "POSTGRES_PASSWORD=postgres in compose; restart postgres after."),
+    ]
+    later = [("assistant", "Swordfish worked (and Rk-4471); postgres restarted.")]
+    transcript, ctx = tmp_path / "leak-words.jsonl", make_ctx()
+    for n, part in enumerate((first, later)):  # the second capture reads `later` alone
+        records = [claude_record(r, t, 10 * n + i, "leak-words") for i, (r, t) in enumerate(part)]
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(record) + "\n" for record in records))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    rows = ctx.db.tuples(
+        "SELECT content FROM messages WHERE session_id = ? ORDER BY seq", ["leak-words"]
+    )
+    said = [text for (text,) in rows]
+    ctx.close()
+    assert len(said) == 4
+    told = ("swordfish", "Swordfish", "Rk-4471")
+    assert [files_holding(home, value) for value in told] == [[], [], []]
+    assert said[1] == (
+        "Noted: [REDACTED:password] for the db, [REDACTED:password] for staging. "
+        "[REDACTED:password] it is."
+    )
+    assert said[3].endswith("[REDACTED:password]); postgres restarted.")
+
+
 def test_a_followed_value_is_hidden_between_non_letters_only() -> None:
     key = b"k" * 32
     followed = Followed(key, digests(key, {"Kestrel-Plum-5521": "password"}))

@@ -326,6 +326,30 @@ def test_a_forget_takes_the_text_off_every_machine_and_a_soft_delete_stays_resto
     assert store.get_memory(b.db, kept.id).state == State.ACTIVE  # type: ignore[union-attr]
 
 
+def test_a_teammate_s_edit_from_before_a_forget_brings_none_of_its_text_back(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    """B edited a shared memory; A then forgot it (a permanent delete here; a session's
+    forget takes its memories the same way) before pulling B's edit. A's next sync took
+    B's version in again, as a memory new to it: the forgotten text back in A's store, and
+    pushed under A's own name. Now A keeps it out, and its tombstone takes it off B."""
+    a, b = pair
+    gone = shared(a, "the nightly backups land in vault-qx81 on the old box")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    memory_api.update(b, UpdateRequest(gone.id, text="the nightly backups land in vault-qx81"))
+    sync_api.sync(b, SYNC)
+    memory_api.delete(a, gone.id, permanent=True)
+    sync_api.sync(a, SYNC)
+    assert store.get_memory(a.db, gone.id) is None
+    assert sync_api.sync(b, SYNC).came_in["forgotten"] == 1
+    assert store.get_memory(b.db, gone.id) is None
+    paths = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert not [p for p in paths if "qx81" in git("--git-dir", str(remote), "show", f"HEAD:{p}")]
+    sync_api.sync(a, SYNC)  # B's file, removed by B, leaves A's clone
+    assert not [p for p in (tmp_path / "a").rglob("*") if p.is_file() and b"qx81" in p.read_bytes()]
+
+
 def test_a_redaction_takes_the_value_off_every_machine(
     pair: tuple[Context, Context], remote: Path, tmp_path: Path
 ) -> None:

@@ -92,6 +92,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
+from memctl.memories.privacy import quoted_word
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.content import meaningless
 from memctl.retrieve.echo import echo_why
@@ -596,7 +597,8 @@ def evidence(
         if cosine is not None and cosine >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
-        seen = f"{seen}, the query names {stranger}, which no memory mentions"
+        named_word = quoted_word(run.query.text, stranger)
+        seen = f"{seen}, the query names {named_word}, which no memory mentions"
     if named and stranger is None:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
