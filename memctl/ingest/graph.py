@@ -34,6 +34,10 @@ from memctl.store.database import Database
 
 # The session message a memory came from: ``session:<id>#<seq>`` of its source.
 MESSAGE = re.compile(r"^session:[^#\s]+#\d+")
+# A directory a program made to throw away: Python's ``tempfile`` ("tmp" and eight of
+# [a-z0-9_]) or mktemp(1)'s ("tmp." and its X's): no project's name (a test harness's
+# sessions named projects "tmpqwh7888i", "tmpw6sk2trg").
+TEMP_DIR = re.compile(r"tmp[a-z0-9_]{8}|tmp\.[A-Za-z0-9]{6,}")
 # Memories read per batch by ``index_pending``.
 BATCH = 2000
 
@@ -109,7 +113,9 @@ def _triple(
     return subject, obj, found
 
 
-def _index_one(db: Database, item: Written, project: str | None, reading: Reading) -> Indexed:
+def _index_one(
+    db: Database, item: Written, place: tuple[str | None, str], reading: Reading
+) -> Indexed:
     message = MESSAGE.match(item.source)
     where = message.group(0) if message else ""
     stored = store.sources_of(db, item.memory_id)
@@ -118,7 +124,7 @@ def _index_one(db: Database, item: Written, project: str | None, reading: Readin
     done = Indexed(memories=1)
     ruled: set[int] = set()
     gave: set[int] = set()
-    stated = [(t, store.RULES) for t in triples(item.content, project=project)]
+    stated = [(t, store.RULES) for t in triples(item.content, project=place[0], folder=place[1])]
     for triple, origin in [*stated, *((t, item.origin) for t in item.extra)]:
         subject, obj, found = _triple(db, triple, item, reading, origin == store.RULES)
         ids += [subject, obj]
@@ -169,8 +175,9 @@ def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
     for item in written:
         scope, cwd = places.get(item.memory_id, ("", ""))
         # the directory's name, else the repository's: never a directory's hash
-        project = PurePath(cwd).name or repo_name(scope) or None
-        total.add(_index_one(db, item, project, reading))
+        folder = PurePath(cwd).name
+        project = (None if TEMP_DIR.fullmatch(folder) else folder) or repo_name(scope) or None
+        total.add(_index_one(db, item, (project, folder), reading))
     return total
 
 
