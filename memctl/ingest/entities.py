@@ -48,7 +48,7 @@ from memctl.retrieve.vocabulary import is_term
 # or a digest's line of files and commands names no person, place or tool by its capitals
 # ("`Things to Avoid`", "-t \"Compaction Config\""), a build file without an extension
 # ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
-# writing") is a person, not a place.
+# writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b.
 RULES_VERSION = 10
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -137,6 +137,7 @@ FILE = lazy(
 REPOSITORY = lazy(
     r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]*[\w-])"
 )
+GIT_SUFFIX = ".git"
 COMMAND = lazy(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
 DATE = lazy(
     r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2} (?:January|February|March|April|May|June|July|August|"
@@ -540,7 +541,10 @@ def entities(text: str) -> list[Entity]:
     found: list[Entity] = []
     if who:
         found.append(Entity(who, "person"))
-    found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
+    # a clone URL's ".git" is no part of the name ("github.com/a/b.git" is a/b: one entity)
+    found += [
+        Entity(m.group(1).removesuffix(GIT_SUFFIX), "repository") for m in REPOSITORY.finditer(text)
+    ]
     found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
     # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
