@@ -173,12 +173,16 @@ def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
     places = store.memory_places(db, [item.memory_id for item in written])
     total = Indexed()
     for item in written:
-        scope, cwd = places.get(item.memory_id, ("", ""))
-        # the directory's name, else the repository's: never a directory's hash
-        folder = PurePath(cwd).name
-        project = (None if TEMP_DIR.fullmatch(folder) else folder) or repo_name(scope) or None
-        total.add(_index_one(db, item, (project, folder), reading))
+        total.add(_index_one(db, item, project_of(*places.get(item.memory_id, ("", ""))), reading))
     return total
+
+
+def project_of(scope: str, cwd: str) -> tuple[str | None, str]:
+    """(the project's name, the directory's) of a memory of ``scope`` from a session run in
+    ``cwd``: the directory's name, else the repository's, never a directory's hash nor a
+    throwaway directory's (``TEMP_DIR``)."""
+    folder = PurePath(cwd).name
+    return (None if TEMP_DIR.fullmatch(folder) else folder) or repo_name(scope) or None, folder
 
 
 def index_pending(db: Database, limit: int | None = None) -> Indexed:

@@ -9,9 +9,10 @@ By rules, from what the store holds (no model):
   ``memories.one_off``);
 - dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
   the newest: a request, not a command typed into the prompt, a pasted terminal line, a
-  two-word go-ahead or a later reply to the assistant), ``open problems`` (what those
-  digests left open), ``decisions`` (what the latest decided, newest first, no one-off
-  instruction).
+  two-word go-ahead, a chore such as "commit and push" or a later reply to the assistant),
+  ``open problems`` (what those digests left open), ``decisions`` (what the latest
+  decided, newest first, no one-off instruction); no digest line holding a terminal's
+  frame or banner, and a digest's item keeps a "; " inside its brackets or code.
 
 A line saying what a line of another section says (most of its words in it) is said once:
 a request that is still open, or became a convention or a decision, is said there, not in
