@@ -741,12 +741,19 @@ def test_code_is_at_most_a_thing_and_a_name_owning_something_no_place() -> None:
     assert {n for n, kind in names(cloned).items() if kind == "repository"} == {"ann/shop"}
 
 
-def test_a_throwaway_directory_names_no_project_but_still_places_its_files() -> None:
-    """Sessions run in Python's temporary directories named projects "tmpqwh7888i": the
-    scope's repository names the project then, and paths still read as the session's."""
+def test_a_throwaway_or_worktree_directory_names_no_project_but_places_its_files() -> None:
+    """Sessions run in Python's temporary directories named projects "tmpqwh7888i", and in
+    worktrees "spotter-4te": the scope's repository names the project then, and paths
+    still read as the session's."""
     assert project_of("github.com/ann/port", "/tmp/tmpqwh7888i") == ("port", "tmpqwh7888i")
     assert project_of("path:1a2b", "/tmp/tmp.Xk3j9QzA1b") == (None, "tmp.Xk3j9QzA1b")
     assert project_of("path:1a2b", "/home/ann/src/tmpfiles") == ("tmpfiles", "tmpfiles")
+    # a worktree's folder is named after its branch or task, not the project
+    assert (
+        project_of("github.com/ann/spotter", "/src/spotter-worktrees/spotter-4te")[0] == "spotter"
+    )
+    assert project_of("path:1a2b", "/src/shop/.claude/worktrees/strange-driscoll-873c0f")[0] is None
+    assert project_of("path:1a2b", "/src/worktrees-notes")[0] == "worktrees-notes"
     edited = "Edited: /tmp/tmpqwh7888i/Cargo.toml\n"
     assert triples(edited, project="port", folder="tmpqwh7888i")[0].object.name == "Cargo.toml"
 

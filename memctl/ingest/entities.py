@@ -48,7 +48,8 @@ from memctl.retrieve.vocabulary import is_term
 # or a digest's line of files and commands names no person, place or tool by its capitals
 # ("`Things to Avoid`", "-t \"Compaction Config\""), a build file without an extension
 # ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
-# writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b.
+# writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b; a
+# throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``).
 RULES_VERSION = 10
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name

@@ -38,6 +38,9 @@ MESSAGE = re.compile(r"^session:[^#\s]+#\d+")
 # [a-z0-9_]) or mktemp(1)'s ("tmp." and its X's): no project's name (a test harness's
 # sessions named projects "tmpqwh7888i", "tmpw6sk2trg").
 TEMP_DIR = re.compile(r"tmp[a-z0-9_]{8}|tmp\.[A-Za-z0-9]{6,}")
+# A directory of worktrees ("spotter-worktrees", ".claude/worktrees"): each of its folders
+# is named after a branch or a task ("spotter-4te"), not the project.
+WORKTREES = re.compile(r"(?:.*[-_.])?worktrees")
 # Memories read per batch by ``index_pending``.
 BATCH = 2000
 
@@ -179,10 +182,11 @@ def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
 
 def project_of(scope: str, cwd: str) -> tuple[str | None, str]:
     """(the project's name, the directory's) of a memory of ``scope`` from a session run in
-    ``cwd``: the directory's name, else the repository's, never a directory's hash nor a
-    throwaway directory's (``TEMP_DIR``)."""
-    folder = PurePath(cwd).name
-    return (None if TEMP_DIR.fullmatch(folder) else folder) or repo_name(scope) or None, folder
+    ``cwd``: the directory's name, else the repository's, never a directory's hash, a
+    throwaway directory's (``TEMP_DIR``) or a worktree's (``WORKTREES``)."""
+    where = PurePath(cwd)
+    named = not TEMP_DIR.fullmatch(where.name) and not WORKTREES.fullmatch(where.parent.name)
+    return (where.name if named else "") or repo_name(scope) or None, where.name
 
 
 def index_pending(db: Database, limit: int | None = None) -> Indexed:
