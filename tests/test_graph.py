@@ -14,7 +14,7 @@ from memctl.api.maintain import MaintainRequest, MaintainResult, maintain
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.ingest.entities import entities, speaker, triples
-from memctl.ingest.graph import Indexed, Written, index, index_pending, parse_triples
+from memctl.ingest.graph import Indexed, Written, index, index_pending, parse_triples, project_of
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
 from memctl.memories.projects import short_path
@@ -111,6 +111,10 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("import MusicalEmbedding; composer = Musi…; assert 'zip' in 'Er…", {"Musi", "Er"}),
         # the README's example graph: a plural weekday, an acronym's plural (LoCoMo: "APIs")
         ("Never deploy on Fridays; we store UUIDs and ship small PRs", {"Fridays", "UUIDs", "PRs"}),
+        # the real sessions' graph (rules v10): code, a digest's commands, a build file
+        ("Translated `Emergency Procedures` → `비상 절차` `See Also` → `참고`", {"See"}),
+        ('Ran: npm test -- --run a.test.ts -t "Compaction Config"\n', {"Compaction Config"}),
+        ("Project Structure /tmp/app/ ├── Justfile ├── pyproject.toml", {"Justfile"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -503,8 +507,13 @@ def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: C
         "Asked: port the parser to Rust; continue implementation; python bench.py --rows 10; "
         "(venv) jim@box:/mnt/c/app$ claude -c No conversation found; "
         "Good. From now on, never log a token in plain text; "
-        "scrolling in the viewer still does not work under tmux\n"
-        "Left open: unanswered: scrolling in the viewer still does not work under tmux"
+        "scrolling in the viewer still does not work under tmux; "
+        # rules of the real sessions' profiles: a chore, a pasted banner, a plan with "; "
+        "commit and push; did you push?; plz fix ▐▛███▜▌ Claude Code v2.1.52; "
+        "Implement the plan (uses XML; Rule statement 1; Rule statement 2)\n"
+        "Left open: unanswered: scrolling in the viewer still does not work under tmux; "
+        "`$sh = New-Object X; $s = $…` still failing: rejected\n"
+        "Decided: │ Path must be within the workspace │"
     )
     memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
     rule = remember(
@@ -516,11 +525,13 @@ def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: C
     with ctx.db.atomic():
         replace_profile(ctx.db, memory.scope, written(ctx.db, memory.scope, "2024-05-02T00:00Z"))
     lines = {(x.section, x.text) for x in profile_lines(ctx.db, (memory.scope,))}
-    assert {t for s, t in lines if s == "focus"} == {"port the parser to Rust"}
-    assert (
-        "open problems",
+    plan = "Implement the plan (uses XML; Rule statement 1; Rule statement 2)"
+    assert {t for s, t in lines if s == "focus"} == {"port the parser to Rust", plan}
+    assert {t for s, t in lines if s == "open problems"} == {
         "unanswered: scrolling in the viewer still does not work under tmux",
-    ) in lines
+        "`$sh = New-Object X; $s = $…` still failing: rejected",
+    }
+    assert not {t for s, t in lines if s == "decisions"}
     assert ("conventions", rule.memory.content) in lines
 
 
@@ -715,6 +726,36 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
     # the heading's day and client are memctl's template: the graph lists neither
     named = {(e.name, e.kind) for e in entities(digest.replace("claude-code", "codex"))}
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named
+
+
+def test_code_is_at_most_a_thing_and_a_name_owning_something_no_place() -> None:
+    """Rules v10, from the real sessions' graph: a heading quoted in code named the tool
+    Things, "├── Justfile" a person, "in Steve Yegge's own writing" a place, and a clone
+    URL one repository twice."""
+    assert "Things" not in names("Translate `Things to Avoid` → `피해야 할 것`")
+    assert names("It runs `mount SessionLive` first")["SessionLive"] == "thing"
+    assert names("Add a recipe to the Justfile.")["Justfile"] == "file"
+    assert names("The doc grounds Beads in Steve Yegge's own writing")["Steve Yegge"] == "person"
+    assert names("She grew up in Sweden")["Sweden"] == "place"
+    cloned = "Pushed: main to https://github.com/ann/shop.git; see github.com/ann/shop/issues"
+    assert {n for n, kind in names(cloned).items() if kind == "repository"} == {"ann/shop"}
+
+
+def test_a_throwaway_or_worktree_directory_names_no_project_but_places_its_files() -> None:
+    """Sessions run in Python's temporary directories named projects "tmpqwh7888i", and in
+    worktrees "spotter-4te": the scope's repository names the project then, and paths
+    still read as the session's."""
+    assert project_of("github.com/ann/port", "/tmp/tmpqwh7888i") == ("port", "tmpqwh7888i")
+    assert project_of("path:1a2b", "/tmp/tmp.Xk3j9QzA1b") == (None, "tmp.Xk3j9QzA1b")
+    assert project_of("path:1a2b", "/home/ann/src/tmpfiles") == ("tmpfiles", "tmpfiles")
+    # a worktree's folder is named after its branch or task, not the project
+    assert (
+        project_of("github.com/ann/spotter", "/src/spotter-worktrees/spotter-4te")[0] == "spotter"
+    )
+    assert project_of("path:1a2b", "/src/shop/.claude/worktrees/strange-driscoll-873c0f")[0] is None
+    assert project_of("path:1a2b", "/src/worktrees-notes")[0] == "worktrees-notes"
+    edited = "Edited: /tmp/tmpqwh7888i/Cargo.toml\n"
+    assert triples(edited, project="port", folder="tmpqwh7888i")[0].object.name == "Cargo.toml"
 
 
 def test_the_assistant_a_message_greets_is_no_tool_of_the_work() -> None:

@@ -44,8 +44,13 @@ from memctl.retrieve.vocabulary import is_term
 # place is never everyday words or capitals only ("Always", "IN PROGRESS"); a digest's
 # absolute path inside its project is the project's relative path; a word the digest cut
 # ("Musi…") or one after a log level ("[ERROR] Cowardly refusing") names no one; 9: a
-# plural weekday ("Fridays") or an acronym's plural ("UUIDs") names no one.
-RULES_VERSION = 9
+# plural weekday ("Fridays") or an acronym's plural ("UUIDs") names no one; 10: a code span
+# or a digest's line of files and commands names no person, place or tool by its capitals
+# ("`Things to Avoid`", "-t \"Compaction Config\""), a build file without an extension
+# ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
+# writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b; a
+# throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``).
+RULES_VERSION = 10
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -117,14 +122,23 @@ COMMON_WORDS_FILE = Path(__file__).with_name("common_words.txt")
 VERSION = lazy(r"\s*v?\d+(?:\.\d+)*$", re.I)
 VERSION_AFTER = r"(?:\s*v?\d+(?:\.\d+)*)?(?!\w)"
 
+# Build and tool files named without an extension (GitHub linguist's "filenames" of their
+# languages): a file, not a person ("├── Justfile"). Makefile and Dockerfile are their
+# tools in ``VOCABULARY`` and ``software.txt``.
+EXTENSIONLESS = (
+    "Justfile|Gemfile|Rakefile|Procfile|Vagrantfile|Jenkinsfile|Containerfile|Brewfile|"
+    "Podfile|Pipfile|Earthfile|Tiltfile|Guardfile|Berksfile|Snakefile|Caddyfile"
+)
 FILE = lazy(
-    r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|"
+    rf"(?<![\w/.-])(?:(?:~|\.{{1,2}})?/?(?:[\w.-]+/)*(?:{EXTENSIONLESS})(?![\w-]|\.\w)|"
+    r"(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|"
     r"ya?ml|toml|md|rst|txt|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sh|sql|css|html|ini|"
-    r"cfg|lock|env|conf|ipynb|swift)\b"
+    r"cfg|lock|env|conf|ipynb|swift)\b)"
 )
 REPOSITORY = lazy(
     r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]*[\w-])"
 )
+GIT_SUFFIX = ".git"
 COMMAND = lazy(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
 DATE = lazy(
     r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2} (?:January|February|March|April|May|June|July|August|"
@@ -136,6 +150,8 @@ SPEAKER = lazy(
     r"((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
 )
 PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
+# A name owning what follows ("Steve Yegge's writing"): someone's, after "in" too.
+POSSESSIVE = lazy(r"['’]s\b")
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
 PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
 # Capitalised words that name no one: days (and their plurals: "deploys on Fridays" named
@@ -205,6 +221,14 @@ BACKTICKED = lazy(r"`([^`\n]+)`")
 # it) is read: the digest's last line may be cut at its length.
 DIGEST_WORK = lazy(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
 DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
+# What is code, not prose, for the capitals of names: a code span and a digest's lines of
+# files and commands (the last one too, cut or not). Their capitals name no one: a
+# heading quoted for translation ("`Things to Avoid`"), a test's name ("-t \"Compaction
+# Config\"").
+CODE_TEXT = lazy(r"`[^`\n]+`|^(?:Created|Edited|Ran): [^\n]*", re.M)
+# What stands in for code in prose: a word in lower case, so the capitals on either side
+# make no one run of a name ("Ann `x` Lee" is not "Ann Lee").
+CODE_MARK = " _ "
 # A digest's other section labels: "Decided: ..." is no one speaking.
 DIGEST_LABELS = frozenset(
     {
@@ -456,7 +480,9 @@ def _capitals(name: str) -> bool:
     return name.isupper() or (len(name) > 2 and name[-1] == "s" and name[:-1].isupper())
 
 
-def _capitalised(text: str, skip: set[str]) -> list[Entity]:
+def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
+    """The capitalised names of ``text``; one written only in its code (``outside``: the
+    text without it) is at most a thing, a code identifier ("`SessionLive`")."""
     found: list[Entity] = []
     text = CLAUSE_START.sub(". ", text)
     prose = ". ".join(s for s in SENTENCE_END.split(text) if not _heading(s))
@@ -468,14 +494,18 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if re.search(rf"(?<!\w){re.escape(name)}{CUT}", text):  # "= Musi…": cut, no one
             continue
-        before = text[: text.find(name)]
+        at = text.find(name)
+        before = text[:at]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
+        if kind == "place" and POSSESSIVE.match(text, at + len(name)):
+            kind = "person"  # "in Steve Yegge's own writing": whose, not where
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
         if _capitals(name) and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
+        coded = not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", outside)
         named = canonical(name)  # "Windows", "in Elixir": a tool, not a person or a place
         if named and kind != "organisation":  # "at NASA", "works for Google": the company
-            found.append(named)
+            found += [] if coded else [named]  # "`Things to Avoid`": ``_vocabulary``'s
             continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
             continue
@@ -485,6 +515,8 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             kind = "thing"  # "Github Action", "Python CLI": a part of the software named
         if kind in ("person", "place") and (_everyday(name) or _capitals(name)):
             continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
+        if coded and kind != "thing":  # `See Also`, -t "Compaction Config": no one
+            continue
         found.append(Entity(name, kind))
     found += [
         Entity(m.group(1), "person")
@@ -525,7 +557,10 @@ def entities(text: str) -> list[Entity]:
     found: list[Entity] = []
     if who:
         found.append(Entity(who, "person"))
-    found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
+    # a clone URL's ".git" is no part of the name ("github.com/a/b.git" is a/b: one entity)
+    found += [
+        Entity(m.group(1).removesuffix(GIT_SUFFIX), "repository") for m in REPOSITORY.finditer(text)
+    ]
     found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
     # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
@@ -535,7 +570,10 @@ def entities(text: str) -> list[Entity]:
     found += _vocabulary(text)
     dates = {key(e.name) for e in found if e.kind == "date"}
     said = SPEAKER.sub("", text, count=1)  # "Maria: Sounds like...": "Sounds" starts a sentence
-    found += _capitalised(said, {*dates, *(w for d in dates for w in d.split())})
+    outside = SPEAKER.sub("", CODE_TEXT.sub(CODE_MARK, text), count=1)
+    files = {key(e.name) for e in found if e.kind == "file"}  # "├── Justfile": no one
+    skip = {*dates, *(w for d in dates for w in d.split()), *files}
+    found += _capitalised(said, skip, outside)
     if cjk_count(text):
         found += _cjk(text)
     seen: dict[str, Entity] = {}
@@ -571,11 +609,12 @@ def _object(phrase: str, known: list[Entity]) -> Entity | None:
     return canonical(text) or Entity(text, "thing")
 
 
-def project_triples(text: str, project: str) -> list[Triple]:
+def project_triples(text: str, project: str, folder: str = "") -> list[Triple]:
     """What a distilled coding fact says of its project: "tests run with `mix test`" ->
     project → tests run with → mix test; "`cmd` failed: … → fixed by editing a.ex and
     `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format; a digest's
-    "Edited: a.ex; b.ex" -> project → edited → a.ex, project → edited → b.ex."""
+    "Edited: a.ex; b.ex" -> project → edited → a.ex, project → edited → b.ex (a file by its
+    path in ``folder``, the directory the session ran in, else in the project's)."""
     found: list[Triple] = []
     owner = Entity(project, "project")
     for match in RUNS_WITH.finditer(text):
@@ -598,7 +637,9 @@ def project_triples(text: str, project: str) -> list[Triple]:
         kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
         for item in match.group(2).split("; "):
             if item.strip() and not item.endswith(CUT):
-                name = _in_project(item.strip(), project) if kind == "file" else item.strip()
+                name = (
+                    _in_project(item.strip(), folder or project) if kind == "file" else item.strip()
+                )
                 found.append(Triple(owner, predicate, Entity(name, kind)))
     return found
 
@@ -610,7 +651,9 @@ def _in_project(path: str, project: str) -> str:
     return inside if path.startswith(("/", "~")) and inside else path
 
 
-def triples(text: str, user: str = "user", project: str | None = None) -> list[Triple]:
+def triples(
+    text: str, user: str = "user", project: str | None = None, folder: str = ""
+) -> list[Triple]:
     """The triples ``text`` states: first-person statements of its speaker (``user`` when
     it has none), short verb phrases between two entities of one sentence and, with a
     ``project``, what a coding fact says of it (``project_triples``)."""
@@ -644,7 +687,7 @@ def triples(text: str, user: str = "user", project: str | None = None) -> list[T
                 found.setdefault(
                     (key(left.name), predicate, key(right.name)), Triple(left, predicate, right)
                 )
-    for triple in project_triples(text, project) if project else []:
+    for triple in project_triples(text, project, folder) if project else []:
         found.setdefault(
             (key(triple.subject.name), triple.predicate, key(triple.object.name)), triple
         )

@@ -34,6 +34,13 @@ from memctl.store.database import Database
 
 # The session message a memory came from: ``session:<id>#<seq>`` of its source.
 MESSAGE = re.compile(r"^session:[^#\s]+#\d+")
+# A directory a program made to throw away: Python's ``tempfile`` ("tmp" and eight of
+# [a-z0-9_]) or mktemp(1)'s ("tmp." and its X's): no project's name (a test harness's
+# sessions named projects "tmpqwh7888i", "tmpw6sk2trg").
+TEMP_DIR = re.compile(r"tmp[a-z0-9_]{8}|tmp\.[A-Za-z0-9]{6,}")
+# A directory of worktrees ("spotter-worktrees", ".claude/worktrees"): each of its folders
+# is named after a branch or a task ("spotter-4te"), not the project.
+WORKTREES = re.compile(r"(?:.*[-_.])?worktrees")
 # Memories read per batch by ``index_pending``.
 BATCH = 2000
 
@@ -109,7 +116,9 @@ def _triple(
     return subject, obj, found
 
 
-def _index_one(db: Database, item: Written, project: str | None, reading: Reading) -> Indexed:
+def _index_one(
+    db: Database, item: Written, place: tuple[str | None, str], reading: Reading
+) -> Indexed:
     message = MESSAGE.match(item.source)
     where = message.group(0) if message else ""
     stored = store.sources_of(db, item.memory_id)
@@ -118,7 +127,7 @@ def _index_one(db: Database, item: Written, project: str | None, reading: Readin
     done = Indexed(memories=1)
     ruled: set[int] = set()
     gave: set[int] = set()
-    stated = [(t, store.RULES) for t in triples(item.content, project=project)]
+    stated = [(t, store.RULES) for t in triples(item.content, project=place[0], folder=place[1])]
     for triple, origin in [*stated, *((t, item.origin) for t in item.extra)]:
         subject, obj, found = _triple(db, triple, item, reading, origin == store.RULES)
         ids += [subject, obj]
@@ -167,11 +176,17 @@ def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
     places = store.memory_places(db, [item.memory_id for item in written])
     total = Indexed()
     for item in written:
-        scope, cwd = places.get(item.memory_id, ("", ""))
-        # the directory's name, else the repository's: never a directory's hash
-        project = PurePath(cwd).name or repo_name(scope) or None
-        total.add(_index_one(db, item, project, reading))
+        total.add(_index_one(db, item, project_of(*places.get(item.memory_id, ("", ""))), reading))
     return total
+
+
+def project_of(scope: str, cwd: str) -> tuple[str | None, str]:
+    """(the project's name, the directory's) of a memory of ``scope`` from a session run in
+    ``cwd``: the directory's name, else the repository's, never a directory's hash, a
+    throwaway directory's (``TEMP_DIR``) or a worktree's (``WORKTREES``)."""
+    where = PurePath(cwd)
+    named = not TEMP_DIR.fullmatch(where.name) and not WORKTREES.fullmatch(where.parent.name)
+    return (where.name if named else "") or repo_name(scope) or None, where.name
 
 
 def index_pending(db: Database, limit: int | None = None) -> Indexed:

@@ -9,9 +9,10 @@ By rules, from what the store holds (no model):
   ``memories.one_off``);
 - dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
   the newest: a request, not a command typed into the prompt, a pasted terminal line, a
-  two-word go-ahead or a later reply to the assistant), ``open problems`` (what those
-  digests left open), ``decisions`` (what the latest decided, newest first, no one-off
-  instruction).
+  two-word go-ahead, a chore such as "commit and push" or a later reply to the assistant),
+  ``open problems`` (what those digests left open), ``decisions`` (what the latest
+  decided, newest first, no one-off instruction); no digest line holding a terminal's
+  frame or banner, and a digest's item keeps a "; " inside its brackets or code.
 
 A line saying what a line of another section says (most of its words in it) is said once:
 a request that is still open, or became a convention or a decision, is said there, not in
@@ -55,7 +56,7 @@ from memctl.memories.one_off import REPLY, one_off
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
-from memctl.retrieve.query import cjk_count
+from memctl.retrieve.query import STOPWORDS, cjk_count
 from memctl.retrieve.stages.mmr import words
 from memctl.store.database import Database
 from memctl.store.events import last_event
@@ -101,6 +102,23 @@ REPEAT_SHARE = 0.8
 FOCUS_MIN_WORDS = 3
 # A shell prompt pasted into a request ("jim@host:/mnt/c/app$ claude -c"): terminal output.
 TERMINAL_PROMPT = lazy(r"\S+@[\w.-]+:[~/]\S*\$\s")
+# Box drawing and block elements (Unicode U+2500-U+259F): a terminal's frames and banners
+# ("│ Path must be within ... │", Claude Code's "▐▛███▜▌"), pasted, never typed into a
+# request or a decision: no line of any section.
+TERMINAL_ART = lazy(r"[\u2500-\u259f]")
+# A digest's items are joined by "; " (ingest/digest.py render); one inside brackets or a
+# code span is the item's own ("(uses XML; 7 rules)", "`$a = 1; $b = 2`"), and "…; "
+# always ends one (an item the digest cut may leave a bracket open).
+ITEM_SEPARATOR = "; "
+OPENING, CLOSING = "([{", ")]}"
+CUT_ITEM = "…; "
+# Work on the repository, not what it is for: a focus line of these words and function
+# words only ("commit and push", "did you push?", "continue until all are done") asks a
+# chore of the session, and says nothing of the work a colleague would pick up.
+CHORES = frozenset(
+    """commit commits push pull fetch merge rebase force normal continue proceed resume
+    keep going go ahead git github origin main master branch""".split()
+)
 WRITER = "rules"
 LLM_WRITER = "llm"
 HOST_WRITER = "host"
@@ -176,9 +194,11 @@ def _request(text: str, replies: bool) -> bool:
     """Whether a digest's "Asked:" item says what the session was about: not a reply to
     the assistant's last answer either ("it's good, but ...", ``REPLY``), when it ``replies``
     to one (any request but a session's first)."""
-    short = not cjk_count(text) and len(words(text)) < FOCUS_MIN_WORDS
+    said = words(text)
+    short = not cjk_count(text) and len(said) < FOCUS_MIN_WORDS
+    chore = said <= CHORES | STOPWORDS
     replied = replies and REPLY.search(text)
-    return not (short or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
+    return not (short or chore or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
 
 
 def _said_once(lines: dict[str, list[ProfileLine]]) -> list[ProfileLine]:
@@ -228,10 +248,26 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
         for text in memory.content.splitlines():
             for prefix, section in DIGEST_LINES.items():
                 if text.startswith(prefix) and (current or section not in CURRENT_ONLY):
-                    for n, part in enumerate(text.removeprefix(prefix).split("; ")):
+                    for n, part in enumerate(items(text.removeprefix(prefix))):
                         if _belongs(section, part, opens=n == 0):
                             lines[section].append(_line(section, part, [memory.id], at, scope))
     return _said_once(lines)
+
+
+def items(text: str) -> list[str]:
+    """A digest line's items (``ITEM_SEPARATOR`` outside brackets and code spans)."""
+    found, start, depth, code = [], 0, 0, False
+    for at, char in enumerate(text):
+        if char == "`":
+            code = not code
+        elif not code:
+            depth += (char in OPENING) - (char in CLOSING and depth > 0)
+        if text.startswith(CUT_ITEM, at - 1) or (
+            not code and not depth and text.startswith(ITEM_SEPARATOR, at)
+        ):
+            found.append(text[start:at])
+            start, depth, code = at + len(ITEM_SEPARATOR), 0, False
+    return [*found, text[start:]]
 
 
 def _current(digest: Memory, newest: Memory) -> bool:
@@ -245,6 +281,8 @@ def _belongs(section: str, part: str, opens: bool) -> bool:
     (``_request``; the first request of a session replies to nothing, however it opens); a
     decision item is no instruction about that session's task alone (``one_off``: it stays
     in the digest and the session)."""
+    if TERMINAL_ART.search(part):
+        return False
     if section == "focus":
         return _request(part, replies=not opens)
     return section != "decisions" or not one_off(part)
