@@ -10,8 +10,9 @@ a memory spread reached along a relation, ``run.label_added``), go through every
 stage: they are the clear matches. The
 others are possible matches: the best of them by the same fused
 score, rescored by the stages that weigh a memory on its own (POSSIBLE_STAGES),
-follow the clear ones (``recall.possible``). An unrelated query gets possible
-matches at most.
+follow the clear ones (``recall.possible``); the best of them takes a row among
+them when it is a message of a session with more than CLEAR_TURNS_FIRST clear
+messages (``with_room``). An unrelated query gets possible matches at most.
 
 ``recall()`` is the one entry point (the CLI, hooks and benchmarks call it);
 its result carries the trace that ``--explain`` and ``--why-not`` read.
@@ -192,7 +193,7 @@ class RecallResult:
     """What one recall found, the warnings to show with it, and its run (for --explain)."""
 
     query: str
-    results: list[Recalled]  # the clear matches, then the possible ones
+    results: list[Recalled]  # the clear matches, then the possible ones (``ranked``)
     warnings: list[str] = field(default_factory=list)
     run: Run | None = None
 
@@ -288,7 +289,8 @@ def recall(
     asking: str | None = None,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
-    rows they leave, at most ``possible`` (default ``recall.possible``).
+    rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
+    crowded session's row among the clear ones: ``ranked``).
 
     ``scopes``: None searches every scope. ``now`` (``--as-of``) moves the clock
     back: memories created after it do not exist yet. ``touch`` records the access
@@ -317,14 +319,65 @@ def recall(
 
 def ranked(run: Run, wanted: int) -> list[Candidate]:
     """The pipeline's rows for ``run``: its clear matches, then at most ``wanted`` possible
-    ones. Nothing before the last cut depends on the limit (``Run.depth``), so the first
-    rows of a larger limit are a smaller one's rows."""
+    ones; but the best possible match, when it is a message of a session with more than
+    ``CLEAR_TURNS_FIRST`` clear messages, takes the row of the first of them past that
+    (``with_room``; not for a token budget: a context block holds clear matches only).
+    Nothing before the last cut depends on the limit (``Run.depth``), so the first rows of
+    a larger limit are a smaller one's rows."""
     found = run_stages(run, stages_for(run.params))
     clear = [c for c in found if c.clear]
     # the limit counts every row, clear ones first (`-n 2` shows two): possible matches
     # fill the rows the clear ones leave, at most ``wanted``
     room = min(wanted, max(0, run.limit - len(clear)))
-    return [*clear, *possible_results(run, found, room)]
+    if run.budget is not None or wanted <= 0 or crowded_at(clear) is None:
+        return [*clear, *possible_results(run, found, room)]
+    # the best possible match is wanted even when the clear rows fill the limit
+    offered = possible_results(run, found, max(room, 1))
+    rows = with_room(clear, offered[0]) if offered else clear
+    shown = {c.id for c in rows}
+    rest = [c for c in offered if c.id not in shown]
+    rows = rows[: max(run.limit, len(clear))]  # the limit counts the row it took
+    return [*rows, *rest[: min(wanted, max(0, run.limit - len(rows)))]]
+
+
+# A session's clear messages that go before its best message the gate did not label clear
+# (reasoned: a session showing two of its turns is found, and its third turn adds less
+# than the one that answers in other words; the answer is most often a short turn holding a
+# fifth to two fifths of the question's words, under longer turns holding more of them:
+# docs/benchmarks.md, "An answer said in one sentence of a long turn"). Measured 2 and 3,
+# and over every clear row of the session (memories too): docs/benchmarks.md, "The
+# answering turn beside its session's clear turns".
+CLEAR_TURNS_FIRST = 2
+
+
+def crowded_at(clear: list[Candidate]) -> int | None:
+    """The row of the first session message that has ``CLEAR_TURNS_FIRST`` clear
+    messages of its session above it, if any."""
+    seen: dict[str, int] = {}
+    for row, candidate in enumerate(clear):
+        session = candidate.memory.session_id
+        if candidate.is_message and session:
+            seen[session] = seen.get(session, 0) + 1
+            if seen[session] > CLEAR_TURNS_FIRST:
+                return row
+    return None
+
+
+def with_room(clear: list[Candidate], best: Candidate) -> list[Candidate]:
+    """``clear`` with the best possible match ``best`` in the row of its session's first
+    clear message past ``CLEAR_TURNS_FIRST`` when ``best`` is a message of that session: it
+    says what its session's long turns do not (``ranked``). Else ``clear`` as it is: a
+    possible match of any other session, or a memory, waits for the rows the clear ones
+    leave."""
+    session = best.memory.session_id
+    if not best.is_message or not session:
+        return clear
+    own = [c for c in clear if c.memory.session_id == session]
+    at = crowded_at(own)
+    if at is None:
+        return clear
+    row = clear.index(own[at])
+    return [*clear[:row], best, *clear[row:]]
 
 
 # How much deeper than ``recall.depth`` the search for the rows past all a plain recall

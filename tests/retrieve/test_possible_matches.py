@@ -131,3 +131,47 @@ def test_a_row_with_no_evidence_is_no_possible_match(make_ctx: Any) -> None:
     shown = [(r.score, r.memory.content) for r in results]
     assert results and len(results) < len(UNRELATED), shown  # some are offered, not all
     assert all(r.score > 0 for r in results), shown
+
+
+ROTATED = [
+    "user: the billing service's signing keys expire next month",
+    "assistant: The billing service keeps its signing keys in its own config directory, and "
+    "every invoice it sends is signed with them; the signing keys of the billing service are "
+    "loaded once at start.",
+    "assistant: I read the billing service's startup code: it loads the signing keys from the "
+    "config directory, checks their dates, and refuses to start when the signing keys have "
+    "expired.",
+    "assistant: The billing service's tests build throwaway signing keys of their own, so the "
+    "expiry of the real signing keys does not show in the billing service's test run.",
+]
+ANSWER = "Vault's transit engine now swaps the keys every quarter."
+ROTATION = "how are the billing service signing keys rotated?"
+
+
+def test_a_sessions_third_clear_turn_gives_its_row_to_the_turn_that_answers(
+    make_ctx: Any,
+) -> None:
+    """Four turns repeat the question's words and are clear; the short turn that answers
+    holds one of them and is possible. With four rows, main showed the four clear turns
+    only: the session's third clear turn gives its row to the answer, still labelled
+    possible, and a larger limit shows that turn next."""
+    ctx: Context = make_ctx()
+    ingest_text(ctx, "\n".join([*ROTATED, f"assistant: {ANSWER}"]), "rotated")
+    rows = recall(ctx, RecallRequest(ROTATION, limit=4)).result.results
+    shown = [r.memory.content for r in rows]
+    assert len(rows) == 4 and shown[2] == ANSWER and not rows[2].clear, shown
+    assert all(r.clear for i, r in enumerate(rows) if i != 2)
+    more = [r.memory.content for r in recall(ctx, RecallRequest(ROTATION, limit=5)).result.results]
+    assert more[:4] == shown  # the first rows of a larger limit are the smaller one's
+
+
+def test_another_sessions_possible_turn_waits_for_the_rows_the_clear_ones_leave(
+    make_ctx: Any,
+) -> None:
+    """The same answer said in another session: no session's clear turns give way to it."""
+    ctx: Context = make_ctx()
+    ingest_text(ctx, "\n".join(ROTATED), "rotated")
+    ingest_text(ctx, f"user: keys\nassistant: {ANSWER}", "vault")
+    rows = recall(ctx, RecallRequest(ROTATION, limit=4)).result.results
+    assert len(rows) == 4 and all(r.clear for r in rows)
+    assert ANSWER not in [r.memory.content for r in rows]
