@@ -1000,8 +1000,8 @@ def test_the_message_legs_search_deeper_only_across_a_store_of_several_projects(
     ctx: Context,
 ) -> None:
     size = 30
-    for scope in ("global", "github.com/acme/shop"):
-        insert_memory(ctx.db, Memory(content=f"a note of {scope}", scope=scope), None)
+    for where in ("global", "github.com/acme/shop"):
+        insert_memory(ctx.db, Memory(content=f"a note of {where}", scope=where), None)
     # one project beside the global scope: its messages are the whole pool
     assert message_depth(start(ctx, "query", 10, now=NOW), size) == size
     insert_memory(ctx.db, Memory(content="a note of the blog", scope="github.com/acme/blog"), None)
