@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memctl.config.scope import GLOBAL_SCOPE
 from memctl.store.database import Database
 
 
@@ -52,19 +51,6 @@ def project_rows(db: Database, hidden_states: tuple[str, ...]) -> list[ProjectRo
         ProjectRow(**{**row, "clients": tuple(sorted(c for c in row["clients"].split(",") if c))})
         for row in rows
     ]
-
-
-def several_projects(db: Database) -> bool:
-    """Whether memories of two scopes or more other than the global one exist (the counts'
-    table: a few rows a project, never the memories)."""
-    return (
-        db.value(
-            "SELECT count(*) FROM (SELECT DISTINCT scope FROM scope_counts "
-            "WHERE n > 0 AND scope != ? LIMIT 2)",
-            (GLOBAL_SCOPE,),
-        )
-        == 2
-    )
 
 
 def scope_known(db: Database, scope: str) -> bool:

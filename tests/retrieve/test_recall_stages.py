@@ -20,12 +20,10 @@ from memctl.retrieve.pipeline import Recalled, possible_results, recall, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_label, label_added
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
-    EVERYWHERE_MESSAGE_DEPTH,
     TERMS_KNOWN_FROM,
     candidates,
     core_of,
     could_be_stranger,
-    message_depth,
     word_weights,
 )
 from memctl.retrieve.stages.cap import cap
@@ -994,19 +992,3 @@ def test_a_memory_of_a_session_whose_message_shows_the_query_is_clear_too(ctx: C
     fuse(run, [message, digest, elsewhere, far])
     assert (message.clear, digest.clear, elsewhere.clear, far.clear) == (True, True, False, False)
     assert digest.match_why.endswith("and a message of its session shows it: shows relevance")
-
-
-def test_the_message_legs_search_deeper_only_across_a_store_of_several_projects(
-    ctx: Context,
-) -> None:
-    size = 30
-    for where in ("global", "github.com/acme/shop"):
-        insert_memory(ctx.db, Memory(content=f"a note of {where}", scope=where), None)
-    # one project beside the global scope: its messages are the whole pool
-    assert message_depth(start(ctx, "query", 10, now=NOW), size) == size
-    insert_memory(ctx.db, Memory(content="a note of the blog", scope="github.com/acme/blog"), None)
-    everywhere = start(ctx, "query", 10, now=NOW)
-    assert message_depth(everywhere, size) == EVERYWHERE_MESSAGE_DEPTH * size
-    # asked inside one project (or a few named ones), the legs keep their depth
-    inside = start(ctx, "query", 10, scopes=("github.com/acme/shop", "global"), now=NOW)
-    assert message_depth(inside, size) == size

@@ -59,7 +59,6 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import MessageHit, message_role, phrases_said, search_messages
-from memctl.store.projects import several_projects
 from memctl.store.questions import question_fts, question_owners, question_word_counts
 from memctl.store.transcripts import turns_before
 
@@ -274,28 +273,10 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
     return legs
 
 
-# How many times as deep the message legs search when a recall spans every project of a
-# store holding several: each project's messages are a small part of the pool there, and
-# answers their project's search ranks first fell out of the first 30 (measured:
-# docs/benchmarks.md, "Asked from everywhere: the message legs twice as deep"; s32's
-# variant G).
-EVERYWHERE_MESSAGE_DEPTH = 2
-
-
-def message_depth(run: Run, size: int) -> int:
-    """How deep the message legs search: ``size``, or ``EVERYWHERE_MESSAGE_DEPTH`` x it
-    across every scope of a store holding two projects or more (one project's messages
-    are the whole pool, as when asked from inside it)."""
-    if run.where.scopes is not None or not several_projects(run.ctx.db):
-        return size
-    return size * EVERYWHERE_MESSAGE_DEPTH
-
-
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.depth * run.params.candidates
-    deep = message_depth(run, size)
-    words = _message_words(run, deep) if run.sessions else None
+    words = _message_words(run, size) if run.sessions else None
     legs, memories = gather(run, size)
     by_id: dict[str, Candidate] = {}
     rest = {i for hits in legs.values() for i, _ in hits if i not in memories}
@@ -312,7 +293,7 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     _as_asked(run, found)
     _own_meaning(run, found)
     if words is not None:
-        found += _session_candidates(run, deep, words)
+        found += _session_candidates(run, size, words)
     # every leg found fewer rows than it asked for: a deeper search would find no more
     run.searched_out = max((r for c in found for r in c.ranks.values()), default=0) < size
     for candidate in found:
