@@ -136,7 +136,8 @@ def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
         notes.append(f"{path} is {size:,} bytes: only its first {READ_LIMIT // 1024} KiB were read")
     hidden = found.secret_count + found.private_blocks
     if hidden:
-        notes.append(f"{path}: {hidden} secrets or private blocks redacted")
+        what = counted(hidden, "secret or private block", "secrets or private blocks")
+        notes.append(f"{path}: {what} redacted")
     return IdentityFile(path, text.strip(), "; ".join(notes))
 
 

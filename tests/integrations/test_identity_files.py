@@ -76,7 +76,7 @@ def test_a_secret_typed_into_an_identity_file_is_redacted(home: Path) -> None:
     assert "I'm Dana; answer briefly." in block
     assert GITHUB_TOKEN not in block and "Elm Row" not in block
     assert "[REDACTED" in block
-    assert "redacted" in _doctor()
+    assert "2 secrets or private blocks redacted" in _doctor()
 
 
 def test_a_cloned_identity_file_telling_to_run_fetched_code_loses_that_line() -> None:
