@@ -723,6 +723,12 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
         ("spotter", "edited", "lib/app.ex"),
         ("spotter", "edited", "/tmp/spotter-notes/x.md"),
     }
+    # a "; " inside a command's brackets is the command's own, as in the profile's items
+    subshell = "Ran: (cd web; npm test); mix test\n"
+    assert said_of(subshell, "spotter") == {
+        ("spotter", "ran", "(cd web; npm test)"),
+        ("spotter", "ran", "mix test"),
+    }
     # the heading's day and client are memctl's template: the graph lists neither
     named = {(e.name, e.kind) for e in entities(digest.replace("claude-code", "codex"))}
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named

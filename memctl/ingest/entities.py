@@ -49,7 +49,8 @@ from memctl.retrieve.vocabulary import is_term
 # ("`Things to Avoid`", "-t \"Compaction Config\""), a build file without an extension
 # ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
 # writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b; a
-# throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``).
+# throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``); a
+# "; " inside a command's brackets is the command's own ("(cd web; npm test)").
 RULES_VERSION = 10
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -221,6 +222,12 @@ BACKTICKED = lazy(r"`([^`\n]+)`")
 # it) is read: the digest's last line may be cut at its length.
 DIGEST_WORK = lazy(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
 DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
+# A digest's items are joined by "; " (ingest/digest.py render); one inside brackets or a
+# code span is the item's own ("(uses XML; 7 rules)", "`$a = 1; $b = 2`"), and "…; "
+# always ends one (an item the digest cut may leave a bracket open).
+ITEM_SEPARATOR = "; "
+OPENING, CLOSING = "([{", ")]}"
+CUT_ITEM = "…; "
 # What is code, not prose, for the capitals of names: a code span and a digest's lines of
 # files and commands (the last one too, cut or not). Their capitals name no one: a
 # heading quoted for translation ("`Things to Avoid`"), a test's name ("-t \"Compaction
@@ -635,13 +642,29 @@ def project_triples(text: str, project: str, folder: str = "") -> list[Triple]:
         found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
     for match in DIGEST_WORK.finditer(text):
         kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
-        for item in match.group(2).split("; "):
+        for item in digest_items(match.group(2)):
             if item.strip() and not item.endswith(CUT):
                 name = (
                     _in_project(item.strip(), folder or project) if kind == "file" else item.strip()
                 )
                 found.append(Triple(owner, predicate, Entity(name, kind)))
     return found
+
+
+def digest_items(text: str) -> list[str]:
+    """A digest line's items (``ITEM_SEPARATOR`` outside brackets and code spans)."""
+    found, start, depth, code = [], 0, 0, False
+    for at, char in enumerate(text):
+        if char == "`":
+            code = not code
+        elif not code:
+            depth += (char in OPENING) - (char in CLOSING and depth > 0)
+        if text.startswith(CUT_ITEM, at - 1) or (
+            not code and not depth and text.startswith(ITEM_SEPARATOR, at)
+        ):
+            found.append(text[start:at])
+            start, depth, code = at + len(ITEM_SEPARATOR), 0, False
+    return [*found, text[start:]]
 
 
 def _in_project(path: str, project: str) -> str:

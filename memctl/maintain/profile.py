@@ -47,7 +47,7 @@ from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.errors import InputError
-from memctl.ingest.entities import ALIASES, brand_only
+from memctl.ingest.entities import ALIASES, brand_only, digest_items
 from memctl.ingest.facts import abstract
 from memctl.ingest.tools import READ_ONLY
 from memctl.lazy_re import lazy
@@ -106,12 +106,6 @@ TERMINAL_PROMPT = lazy(r"\S+@[\w.-]+:[~/]\S*\$\s")
 # ("│ Path must be within ... │", Claude Code's "▐▛███▜▌"), pasted, never typed into a
 # request or a decision: no line of any section.
 TERMINAL_ART = lazy(r"[\u2500-\u259f]")
-# A digest's items are joined by "; " (ingest/digest.py render); one inside brackets or a
-# code span is the item's own ("(uses XML; 7 rules)", "`$a = 1; $b = 2`"), and "…; "
-# always ends one (an item the digest cut may leave a bracket open).
-ITEM_SEPARATOR = "; "
-OPENING, CLOSING = "([{", ")]}"
-CUT_ITEM = "…; "
 # Work on the repository, not what it is for: a focus line of these words and function
 # words only ("commit and push", "did you push?", "continue until all are done") asks a
 # chore of the session, and says nothing of the work a colleague would pick up.
@@ -248,26 +242,10 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
         for text in memory.content.splitlines():
             for prefix, section in DIGEST_LINES.items():
                 if text.startswith(prefix) and (current or section not in CURRENT_ONLY):
-                    for n, part in enumerate(items(text.removeprefix(prefix))):
+                    for n, part in enumerate(digest_items(text.removeprefix(prefix))):
                         if _belongs(section, part, opens=n == 0):
                             lines[section].append(_line(section, part, [memory.id], at, scope))
     return _said_once(lines)
-
-
-def items(text: str) -> list[str]:
-    """A digest line's items (``ITEM_SEPARATOR`` outside brackets and code spans)."""
-    found, start, depth, code = [], 0, 0, False
-    for at, char in enumerate(text):
-        if char == "`":
-            code = not code
-        elif not code:
-            depth += (char in OPENING) - (char in CLOSING and depth > 0)
-        if text.startswith(CUT_ITEM, at - 1) or (
-            not code and not depth and text.startswith(ITEM_SEPARATOR, at)
-        ):
-            found.append(text[start:at])
-            start, depth, code = at + len(ITEM_SEPARATOR), 0, False
-    return [*found, text[start:]]
 
 
 def _current(digest: Memory, newest: Memory) -> bool:
