@@ -17,10 +17,10 @@ JavaScript, Node, Svelte and Python test traces, tsc and ESLint errors, a diff, 
 TypeScript files, a manual page, a documentation page, a HAR file, a Markdown file. Each
 dev question of ``benchmarks.real_questions`` (the ``real`` split's store, from its
 session's project, as the hook asks) is asked plain and with each paste of its half,
-after the question and before it; each unrelated prompt of ``benchmarks.injection`` with
-each paste of its half, on one side by turns. Reported: questions given a block, **blocks
-lost** (a block plain, none with the paste), unrelated prompts given a block, and the CPU
-time of a prompt.
+after the question and before it; each unrelated prompt of ``benchmarks.injection`` plain,
+in lower case and with each paste of its half, on one side by turns. Reported: questions
+given a block, **blocks lost** (a block plain, none with the paste), unrelated prompts
+given a block, and the CPU time of a prompt.
 
 Halves: a question's is its session's (the manifest's); a paste's alternates by its
 session, in the file's order; a real prompt's likewise, by its session in reading order;
@@ -81,6 +81,7 @@ class Tally:
     lost: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PLACES, 0))
     unrelated: int = 0
     unrelated_blocks: int = 0
+    lower_unrelated_blocks: int = 0  # the same prompts typed in lower case
     pasted_unrelated: int = 0
     pasted_unrelated_blocks: int = 0
     prompts: int = 0  # real prompts of MIN_LINES lines or more
@@ -102,6 +103,9 @@ class Tally:
             row[f"given a block, paste {place}"] = share(self.blocks[place], self.pairs[place])
             row[f"blocks lost, paste {place}"] = self.lost[place]
         row["unrelated given a block, plain"] = share(self.unrelated_blocks, self.unrelated)
+        row["unrelated given a block, lower case"] = share(
+            self.lower_unrelated_blocks, self.unrelated
+        )
         row["unrelated given a block, pasted"] = share(
             self.pasted_unrelated_blocks, self.pasted_unrelated
         )
@@ -208,14 +212,15 @@ def ask_questions(ctx: Context, report: Report, pastes: list[Paste]) -> None:
 
 
 def ask_unrelated(ctx: Context, report: Report, pastes: list[Paste]) -> None:
-    """Every unrelated prompt, from the dev set's projects by turns, plain and with each paste
-    of its half."""
+    """Every unrelated prompt, from the dev set's projects by turns, plain, in lower case and
+    with each paste of its half."""
     scopes = sorted({s["project"] for s in realq.load_questions(GOLD)[0]})
     for number, (half, text) in enumerate(unrelated_prompts(UNRELATED)):
         tally = report.tallies[half]
         scope = scopes[number % len(scopes)]
         tally.unrelated += 1
         tally.unrelated_blocks += given(ctx, text, scope, None)[0]
+        tally.lower_unrelated_blocks += given(ctx, text.lower(), scope, None)[0]
         for index, paste in enumerate(p for p in pastes if p.half == half):
             prompt = with_paste(text, paste, PLACES[(number + index) % 2])
             block = given(ctx, prompt, scope, None)[0]

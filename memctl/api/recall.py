@@ -369,7 +369,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     less what the session was already given, within the prompt budget. Recalled for: what
     the prompt asks (``asking.asked``: each question, not the token, log or code pasted
     with it)."""
-    from memctl.retrieve.asking import asked
+    from memctl.retrieve.asking import asked, cased
     from memctl.retrieve.context_block import prompt_items, render_context, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
@@ -383,7 +383,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     for question in questions:
         result = run_recall(  # recall's own limit: a smaller one would change its top results
             ctx,
-            question,
+            cased(ctx.db, question),
             None,
             recall_scopes(ctx, request.scope),
             now=request.now,

@@ -33,11 +33,16 @@ clear match to the sessions that hold such lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memctl.lazy_re import lazy
 from memctl.retrieve.echo import asks
 from memctl.retrieve.fit import sentences
 from memctl.retrieve.query import WORD, function_word
 from memctl.store import cjk
+
+if TYPE_CHECKING:
+    from memctl.store.db import Database
 
 # A line laid out as a document or a machine's output is, not typed as prose (moved here
 # from ingest/pasted.py, which reads a pasted user turn by the same shapes).
@@ -175,6 +180,28 @@ def asked(prompt: str) -> list[str]:
         " ".join(s for s in sentences if s == question or s not in named)
         for question in named[:MAX_QUESTIONS]
     ]
+
+
+# A word of a question that may name something the store knows ("caroline", "postgres"):
+# as the graph stage reads the query's words (retrieve/stages/graph.py)
+NAME_WORD = lazy(r"[\w.+#-]*\w")
+
+
+def cased(db: Database, question: str) -> str:
+    """``question``, typed all in lower case ("when did caroline move to sweden"), with each
+    word the knowledge graph knows as a name written as the graph writes it ("Caroline",
+    "Sweden"). Recall reads a name by its capital (query.names): in lower case the
+    names that anchor a question are ordinary words, and the block it got went."""
+    if question != question.lower():
+        return question
+    from memctl.store.graph import entities_by_keys
+
+    words = list(dict.fromkeys(NAME_WORD.findall(question)))
+    known = entities_by_keys(db, words)
+    names = {w: known[w].name for w in words if w in known and known[w].name.lower() == w}
+    if not any(name != word for word, name in names.items()):
+        return question
+    return NAME_WORD.sub(lambda m: names.get(m.group(0), m.group(0)), question)
 
 
 def typed(prompt: str) -> list[str]:

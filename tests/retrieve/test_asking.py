@@ -8,8 +8,9 @@ import pytest
 from memctl.api import recall
 from memctl.api.recall import PromptRequest
 from memctl.context import Context
+from memctl.ingest.graph import index_pending
 from memctl.memories.operations import remember
-from memctl.retrieve.asking import MAX_QUESTIONS, asked, searched_for
+from memctl.retrieve.asking import MAX_QUESTIONS, asked, cased, searched_for
 
 QUESTION = "How do we deploy a release?"
 TOKEN = "ghp_" + "yJofZDRNlInq29a4amhJdMTxEEnNI8CHasWJ"
@@ -209,3 +210,12 @@ def test_a_question_under_a_long_paste_gets_its_block(ctx: Context) -> None:
     assert len(log) > recall.PROMPT_CHARS
     block = recall.prompt_context(ctx, PromptRequest(f"{log}\n\n{QUESTION}")).block
     assert fact in block
+
+
+def test_a_question_typed_in_lower_case_names_what_the_graph_knows(ctx: Context) -> None:
+    """In lower case the names that anchor a question were ordinary words to recall."""
+    remember(ctx, "Caroline moved to Sweden in 2021 to work at Spotify.")
+    index_pending(ctx.db)  # the knowledge graph, as maintain reads it
+    assert cased(ctx.db, "when did caroline move to sweden") == "when did Caroline move to Sweden"
+    assert cased(ctx.db, "When did caroline move?") == "When did caroline move?"
+    assert cased(ctx.db, "what is the capital of peru") == "what is the capital of peru"
