@@ -146,11 +146,12 @@ def load_pastes(path: Path = PASTES) -> list[Paste]:
     """The hand-marked pastes, each read from its session's user turn; a mark that no longer
     fits its turn (``starts``) is an error."""
     clients = {name: client for name, _, client in studied_sessions()}
-    pastes, halves = [], {}
+    pastes, halves, read = [], {}, {}
     for mark in realq.read_json(path)["pastes"]:
         session = mark["session"]
-        turns = list(user_turns(SESSIONS / session, clients[session]))
-        lines = turns[mark["turn"]].splitlines()
+        if session not in read:  # a session of several pastes is read once
+            read[session] = list(user_turns(SESSIONS / session, clients[session]))
+        lines = read[session][mark["turn"]].splitlines()
         first, last = mark["lines"]
         if not lines[first].strip().startswith(mark["starts"]):
             raise InputError(f"{path.name}: {session} turn {mark['turn']} no longer fits its mark")
