@@ -86,7 +86,7 @@ class Tally:
     pasted_unrelated_blocks: int = 0
     prompts: int = 0  # real prompts of MIN_LINES lines or more
     cut: int = 0  # ... of which asking left something out
-    whole: int = 0  # ... of which it kept nothing, so the prompt itself is recalled for
+    whole: int = 0  # ... of which it left out nothing or everything: recalled for whole
     cpu: dict[str, float] = field(default_factory=lambda: {"plain": 0.0, "pasted": 0.0})
 
     def row(self, half: str) -> dict[str, Any]:
@@ -111,7 +111,7 @@ class Tally:
         )
         row["real prompts"] = self.prompts
         row["asking left something out"] = share(self.cut, self.prompts)
-        row["asking kept nothing"] = share(self.whole, self.prompts)
+        row["recalled for whole"] = share(self.whole, self.prompts)
         row["CPU ms a prompt, plain"] = round(1000 * self.cpu["plain"] / max(1, self.questions), 1)
         row["CPU ms a prompt, pasted"] = round(1000 * self.cpu["pasted"] / max(1, pairs), 1)
         return row

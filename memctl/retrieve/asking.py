@@ -61,6 +61,7 @@ LAID_OUT = lazy(
     r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
 )
 FENCE = lazy(r"^\s*(?:```|~~~)")
+FENCE_END = lazy(r"(?:```|~~~)\s*$")
 # Lines of a trace or of code that LAID_OUT does not see: an exception's own line
 # ("KeyError: 'config'", "TypeError: Cannot read properties of undefined"), and a line of
 # one ASCII token with a bracket, a brace, a semicolon or an equals sign ("main()", "};").
@@ -239,18 +240,29 @@ def typed_lines(prompt: str) -> list[str]:
     lines, shapes, fenced, output, hunk = [], [], False, False, False
     for raw in prompt.splitlines():
         line = LINE_CONTINUED.sub("", raw)
-        fence = bool(FENCE.match(line))
-        fenced ^= fence
+        fence, inside = bool(FENCE.match(line)), fenced
+        fenced = still_fenced(inside, line)
         output = bool(line.strip()) and (output or bool(SHELL_PROMPT.match(line)))
         hunk = bool(HUNK.match(line)) or (hunk and bool(HUNK_LINE.match(raw)))
         lines.append(line)
-        machine = fence or fenced or hunk or (output and not asking_sentence(line))
+        machine = fence or inside or hunk or (output and not asking_sentence(line))
         shapes.append(None if not line.strip() else machine or laid_out(line))
     return [
         line
         for i, line in enumerate(lines)
         if shapes[i] is False and not (wedged(shapes, i) and not asking_sentence(line))
     ]
+
+
+def still_fenced(inside: bool, line: str) -> bool:
+    """Whether a fenced block goes on after ``line``: a fence opens one and closes it, and
+    so does a fence at the end of a line of the block ("    at index.js:195:20```", as a
+    chat's copy writes one: the question under it was read as code); a line fenced at both
+    ends is a block of its own."""
+    stripped = line.strip()
+    opens = bool(FENCE.match(line))
+    closes = bool(FENCE_END.search(stripped[3:] if opens else stripped))
+    return not (opens or closes) if inside else opens and not closes
 
 
 def laid_out(line: str) -> bool:

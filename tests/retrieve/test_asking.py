@@ -188,6 +188,12 @@ def test_a_line_wedged_in_a_paste_goes_with_it_and_a_question_there_stays() -> N
     assert asked(asking) == ["Why does it stop here?"]
 
 
+def test_a_fence_at_the_end_of_a_line_closes_its_block() -> None:
+    trace = "```\nUncaught Error: branch node is `null`\n    at index.js:195:20```"
+    assert asked(f"{trace}\n\n{QUESTION}") == [QUESTION]
+    assert asked(f"```x = 1```\n{QUESTION}") == [QUESTION]
+
+
 def test_claude_codes_line_ending_backslash_is_no_word() -> None:
     assert asked("The CSS:\\\n\\\nCan you fix it?") == ["The CSS: Can you fix it?"]
 
