@@ -366,6 +366,44 @@ def injection_noise(
     console.print(table)
 
 
+@app.command("real-prompts")
+def real_prompts(
+    ctx: typer.Context,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="A memctl home holding the dev set's store (as real-questions fills it), "
+            "copied first; default: fill one here.",
+        ),
+    ] = None,
+    cache: CacheOption = None,
+    details: DetailsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The per-prompt hook on real prompts: what it asks, and blocks lost to real pastes."""
+    from benchmarks import real_prompts as bench
+    from benchmarks.haystack import CachedEmbedder
+
+    settings = settings_for(ctx)
+    embedder = CachedEmbedder(_open_cache(ctx, cache)[1]) if cache else None
+    with err_console.status("asking"):
+        report = bench.run(settings, embedder, store)
+    if details is not None:
+        bench.dump(report, details)
+    rows = report.rows()
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="Per-prompt hook on real prompts and real pastes")
+    table.add_column("figure")
+    for row in rows:
+        table.add_column(str(row["half"]), justify="right")
+    for name in list(rows[0])[1:]:
+        table.add_row(name, *(str(row[name]) for row in rows))
+    console.print(table)
+
+
 @app.command("real-questions")
 def real_questions(
     ctx: typer.Context,

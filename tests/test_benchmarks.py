@@ -1071,3 +1071,18 @@ def test_message_speed_dump_writes_the_same_rows_in_every_run(
     assert "s-1#1" in {r[4] for r in deploy}
     assert "s-1#2" not in {r[4] for r in rows}, "said after the dump's clock"
     assert all(r[6] in ("clear", "possible") and float(r[5]) > 0 for r in deploy)
+
+
+def test_real_prompts_reads_each_hand_marked_paste_from_its_session(tmp_path: Path) -> None:
+    """The marks name a session, its user turn and lines as the parsers read them: a parser
+    that reads a turn otherwise makes the mark an error, not another paste."""
+    from benchmarks import real_prompts
+
+    pastes = real_prompts.load_pastes()
+    assert {p.half for p in pastes} == {"tune", "check"}
+    assert all(p.text.strip() and "\n" in p.text for p in pastes)
+    moved = {"session": "real/cc1-cclog-b25638d7.jsonl", "turn": 0, "lines": [0, 1]}
+    marks = tmp_path / "pastes.json"
+    marks.write_text(json.dumps({"pastes": [{**moved, "kind": "css", "starts": "ul#models"}]}))
+    with pytest.raises(InputError, match="no longer fits its mark"):
+        real_prompts.load_pastes(marks)

@@ -33,11 +33,16 @@ clear match to the sessions that hold such lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memctl.lazy_re import lazy
 from memctl.retrieve.echo import asks
 from memctl.retrieve.fit import sentences
 from memctl.retrieve.query import WORD, function_word
 from memctl.store import cjk
+
+if TYPE_CHECKING:
+    from memctl.store.db import Database
 
 # A line laid out as a document or a machine's output is, not typed as prose (moved here
 # from ingest/pasted.py, which reads a pasted user turn by the same shapes).
@@ -56,10 +61,67 @@ LAID_OUT = lazy(
     r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
 )
 FENCE = lazy(r"^\s*(?:```|~~~)")
+FENCE_END = lazy(r"(?:```|~~~)\s*$")
 # Lines of a trace or of code that LAID_OUT does not see: an exception's own line
 # ("KeyError: 'config'", "TypeError: Cannot read properties of undefined"), and a line of
 # one ASCII token with a bracket, a brace, a semicolon or an equals sign ("main()", "};").
 TRACE_LINE = lazy(r"^\s*[A-Z]\w*(?:Error|Exception)\b|^\s*[!-~]*[(){}\[\];=][!-~]*\s*$")
+# What tools print and people paste, in the shapes the tools document (the per-prompt hook's
+# own: ingest/pasted.py reads a user turn by LAID_OUT alone). Each alternative names its
+# source; none matches a sentence a person types.
+PASTED = lazy(
+    # an exception's line, its name dotted or after V8's "Uncaught" (Python's traceback
+    # module, Java's Throwable.printStackTrace, Node's console): "java.lang.NullPointer
+    # Exception", "requests.exceptions.ConnectionError: …", "Uncaught TypeError: …"
+    r"^\s*(?:Uncaught |Unhandled \w+:? )?(?:[\w$]+\.)*(?:[A-Z]\w*)?(?:Error|Exception)\b(?:[:;]|$)"
+    # Java: the first line of an uncaught exception, its causes, its elided frames
+    r"|^\s*(?:Exception in thread |Caused by: |Suppressed: |\.\.\. \d+ (?:more|common))"
+    # Python: chained exceptions
+    r"|^\s*(?:During handling of the above|The above exception was the direct cause)"
+    # a compiler's, a linter's or a test's "file:line[:column]" (the GNU error format, go
+    # vet, mypy, ruff, ESLint, tsc --pretty, pytest) or tsc's "file(line,column)"
+    r"|^\s*[\w.~@/\\-]*\w\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?\b|\(\d+,\d+\))"
+    # rustc and cargo: diagnostics, their source gutter, build steps, test results
+    r"|^(?:error|warning)(?:\[[A-Z]?\d+\])?: |^\s*--> \S+:\d+|^\s*\d*\s*\|(?:\s|$)"
+    r"|^\s*= (?:note|help): |^\s+(?:Compiling|Finished|Running|Checking|Downloaded|Updating) "
+    r"|^test \S+ \.\.\. |^test result: |^-{4} \S+ std(?:out|err) -{4}"
+    # Rust's panic message and its backtrace note
+    r"|^\s*thread '[^']*' panicked at|^\s*note: run with `RUST_BACKTRACE|^\s*stack backtrace:"
+    # Go: a panic, its goroutines, a signal, an exit status; go test's lines
+    r"|^\s*panic: |^\s*goroutine \d+ \[|^\s*\[signal |^\s*exit status \d+\s*$"
+    r"|^=== (?:RUN|PAUSE|CONT|NAME) |^(?:FAIL|ok) *\t|^(?:PASS|FAIL)\s*$"
+    # npm's log lines (npm 6-8 "npm ERR!", npm 9+ "npm error"), Node's own frames and footer
+    r"|^\s*npm (?:ERR!|(?:error|warn|WARN|notice)\b)|^\s*node:[\w/]+:\d+|^\s*Node\.js v\d"
+    # pytest: section rules, the failing line, its E lines, the summary, the progress line
+    r"|^\s*([=_*-])\1{4,}.*\1{5}\s*$|^\s*[=_-]{5,}\s*$|^>\s{3,}\S|^E(?:\s{2,}\S|\s*$)"
+    r"|^(?:FAILED|PASSED|ERROR|SKIPPED|XFAIL|XPASS) \S+::|^\S+\.py [.FEsxX]{1,}\s*(?:\[|$)"
+    r"|^collected \d+ items?"
+    # a terminal's colour codes, and a terminal UI's box drawing and block elements, and the
+    # marks Claude Code and Gemini CLI put before a turn (a screen of an assistant's CLI)
+    r"|\x1b\[|^\s*[\u2500-\u259f\u23bf]|^\s*[●⏺✻✦]\s"
+    # CSS, C, Java, JavaScript: a line that opens a block or ends a statement
+    r"|[{;]\s*$|^\s*[}\])]"
+)
+# Claude Code's newline in a prompt: a backslash at the end of the line
+LINE_CONTINUED = lazy(r"\\\s*$")
+# A shell's prompt before its command, after a virtualenv's name or not: bash's "user@host:
+# dir$" (zsh's "%", root's "#"), a path and "$", oh-my-zsh's "➜", starship's "❯" ("(llm)
+# jim@box:~/src$ claude", "~/Projects  $ ls", "(base) ➜  site git:(main) ✗ npm test"). The
+# lines under it, to a blank line, are its command's output.
+SHELL_PROMPT = lazy(
+    r"^(?:\([\w.@-]+\)\s+)?(?:[\w.-]+@[\w.-]+\S*?\s?[$%#]|(?:~|\.{0,2}/)?\S*?\s*[$❯➜])\s+\S"
+)
+# A unified diff's hunk header, and the lines of its hunk: unchanged (a space), added,
+# removed, or "\ No newline at end of file" (GNU diff's manual, "Detailed Unified")
+HUNK = lazy(r"^@@ -\d")
+HUNK_LINE = lazy(r"^[ +\\-]")
+# A path or an address ("src/app/Header.tsx", "https://…", "Header.tsx"), and the words
+# that point at one: a sentence of these alone points at a file and asks nothing ("(see
+# src/app/Header.tsx)", "I have ~/site/config.yaml open."); recalled for, its path's words
+# (a folder's "components", an extension's "tsx") are words no memory holds, and recall
+# gives nothing for the question beside it.
+PATH = lazy(r"\S*\w[/\\]\S*|\b[\w-]{2,}\.[a-z][a-z0-9]{0,4}\b")
+POINTING = frozenset("see file files open opened attached path link url cf ref".split())
 # A key, a token, a hash: a run of key characters holding a word of 16 or more letters and
 # digits mixed ("ghp_…", "sk-proj-…", "AKIA…"), as the privacy scanner's high-entropy
 # detector reads one (memories/privacy.py), without its 40 ms of patterns to load on every
@@ -121,11 +183,33 @@ def asked(prompt: str) -> list[str]:
     ]
 
 
+# A word of a question that may name something the store knows ("caroline", "postgres"):
+# as the graph stage reads the query's words (retrieve/stages/graph.py)
+NAME_WORD = lazy(r"[\w.+#-]*\w")
+
+
+def cased(db: Database, question: str) -> str:
+    """``question``, typed all in lower case ("when did caroline move to sweden"), with each
+    word the knowledge graph knows as a name written as the graph writes it ("Caroline",
+    "Sweden"). Recall reads a name by its capital (query.names): in lower case the
+    names that anchor a question are ordinary words, and the block it got went."""
+    if question != question.lower():
+        return question
+    from memctl.store.graph import entities_by_keys
+
+    words = list(dict.fromkeys(NAME_WORD.findall(question)))
+    known = entities_by_keys(db, words)
+    names = {w: known[w].name for w in words if w in known and known[w].name.lower() == w}
+    if not any(name != word for word, name in names.items()):
+        return question
+    return NAME_WORD.sub(lambda m: names.get(m.group(0), m.group(0)), question)
+
+
 def typed(prompt: str) -> list[str]:
     """The sentences of ``prompt`` its writer typed: not on a laid-out line, without keys,
     greetings and thanks (see the module's docstring)."""
     found = [s for line in typed_lines(prompt) for s in typed_sentences(line)]
-    return [" ".join(s.split()) for s in found if not chatter(s)]
+    return [" ".join(s.split()) for s in found if not chatter(s) and not pointer(s)]
 
 
 def searched_for(query: str) -> str:
@@ -149,16 +233,47 @@ def typed_sentences(line: str) -> list[str]:
 
 
 def typed_lines(prompt: str) -> list[str]:
-    """The lines of ``prompt`` outside fenced blocks that are not ``LAID_OUT``."""
-    kept, fenced = [], False
-    for line in prompt.splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and line.strip() and not LAID_OUT.search(line):
-            if TRACE_LINE.match(line):
-                continue
-            kept.append(line)
-    return kept
+    """The lines of ``prompt`` its writer typed: outside fenced blocks, not laid out
+    (``laid_out``), not in a diff's hunk, not wedged between two laid-out lines (a log's
+    message under its time) nor under a shell's prompt (its command's output), unless they
+    ask. Claude Code's line-ending backslash goes."""
+    lines, shapes, fenced, output, hunk = [], [], False, False, False
+    for raw in prompt.splitlines():
+        line = LINE_CONTINUED.sub("", raw)
+        fence, inside = bool(FENCE.match(line)), fenced
+        fenced = still_fenced(inside, line)
+        output = bool(line.strip()) and (output or bool(SHELL_PROMPT.match(line)))
+        hunk = bool(HUNK.match(line)) or (hunk and bool(HUNK_LINE.match(raw)))
+        lines.append(line)
+        machine = fence or inside or hunk or (output and not asking_sentence(line))
+        shapes.append(None if not line.strip() else machine or laid_out(line))
+    return [
+        line
+        for i, line in enumerate(lines)
+        if shapes[i] is False and not (wedged(shapes, i) and not asking_sentence(line))
+    ]
+
+
+def still_fenced(inside: bool, line: str) -> bool:
+    """Whether a fenced block goes on after ``line``: a fence opens one and closes it, and
+    so does a fence at the end of a line of the block ("    at index.js:195:20```", as a
+    chat's copy writes one: the question under it was read as code); a line fenced at both
+    ends is a block of its own."""
+    stripped = line.strip()
+    opens = bool(FENCE.match(line))
+    closes = bool(FENCE_END.search(stripped[3:] if opens else stripped))
+    return not (opens or closes) if inside else opens and not closes
+
+
+def laid_out(line: str) -> bool:
+    """Whether ``line`` is laid out as a machine writes it (``LAID_OUT``, ``TRACE_LINE``,
+    ``PASTED``)."""
+    return bool(LAID_OUT.search(line) or TRACE_LINE.match(line) or PASTED.search(line))
+
+
+def wedged(shapes: list[bool | None], index: int) -> bool:
+    """Whether the lines just above and below ``index`` are both laid out."""
+    return 0 < index < len(shapes) - 1 and bool(shapes[index - 1] and shapes[index + 1])
 
 
 def without_keys(line: str) -> str:
@@ -194,6 +309,17 @@ def chatter(sentence: str) -> bool:
     does not ask: "Thanks!", "ありがとうございます。"; "Why?" asks."""
     return all(w in CHATTER or function_word(w) for w in words(sentence)) and not (
         asking_sentence(sentence)
+    )
+
+
+def pointer(sentence: str) -> bool:
+    """A sentence that only points at a file or an address (``PATH``, ``POINTING``) and does
+    not ask."""
+    rest = PATH.sub(" ", sentence)
+    return (
+        rest != sentence
+        and all(w in POINTING or function_word(w) for w in words(rest))
+        and not asking_sentence(sentence)
     )
 
 

@@ -8,8 +8,9 @@ import pytest
 from memctl.api import recall
 from memctl.api.recall import PromptRequest
 from memctl.context import Context
+from memctl.ingest.graph import index_pending
 from memctl.memories.operations import remember
-from memctl.retrieve.asking import MAX_QUESTIONS, asked, searched_for
+from memctl.retrieve.asking import MAX_QUESTIONS, asked, cased, searched_for
 
 QUESTION = "How do we deploy a release?"
 TOKEN = "ghp_" + "yJofZDRNlInq29a4amhJdMTxEEnNI8CHasWJ"
@@ -130,3 +131,97 @@ def test_recall_of_a_question_with_a_log_pasted_is_no_clear_match(ctx: Context) 
     found = recall.recall(ctx, recall.RecallRequest(f"Who won the cup?\n\n{LOG}", touch=False))
     assert found.result.clear == []
     assert recall.recall(ctx, recall.RecallRequest(LOG, touch=False)).result.clear
+
+
+# Tools' output as the tools document it (s33-prompt): each pasted under the question.
+PASTED_OUTPUT = {
+    "java": 'Exception in thread "main" java.lang.IllegalStateException: closed\n'
+    "\tat com.acme.Pool.take(Pool.java:88)\n"
+    "Caused by: java.io.IOException: Broken pipe\n\t... 12 more",
+    "python chained": "Traceback (most recent call last):\n"
+    '  File "app.py", line 3, in <module>\n    load()\n'
+    "requests.exceptions.ConnectionError: refused\n\n"
+    "During handling of the above exception, another exception occurred:\n\n"
+    "Traceback (most recent call last):\nRuntimeError: gave up",
+    "node": "/srv/app/index.js:12\n  throw new Error('no config');\n  ^\n\n"
+    "Error: no config\n    at Object.<anonymous> (/srv/app/index.js:12:9)\n"
+    "    at node:internal/main/run_main_module:28:49\n\nNode.js v20.11.0",
+    "npm": "npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\nnpm error Missing script: build",
+    "rust panic": "thread 'main' panicked at src/main.rs:4:5:\n"
+    "index out of bounds: the len is 3 but the index is 7\n"
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    "cargo": "   Compiling acme v0.1.0 (/src/acme)\nerror[E0308]: mismatched types\n"
+    ' --> src/main.rs:2:18\n  |\n2 |     let x: i32 = "seven";\n'
+    "  |            ---   ^^^^^^^ expected `i32`, found `&str`\n"
+    'error: could not compile `acme` (bin "acme") due to 1 previous error',
+    "go": "panic: runtime error: invalid memory address or nil pointer dereference\n"
+    "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4553e4]\n\n"
+    "goroutine 1 [running]:\nmain.load(0x0)\n\t/src/main.go:9 +0x24\nexit status 2",
+    "go test": "=== RUN   TestLoad\n    load_test.go:14: got 3, want 4\n"
+    "--- FAIL: TestLoad (0.00s)\nFAIL\nFAIL\tacme/load\t0.004s",
+    "pytest": "============================= test session starts ==============================\n"
+    "collected 3 items\n\ntests/test_load.py .F.                                  [100%]\n\n"
+    "____________________________________ test_load ____________________________________\n"
+    ">       assert load() == 4\nE       assert 3 == 4\n\n"
+    "tests/test_load.py:7: AssertionError\n"
+    "FAILED tests/test_load.py::test_load - assert 3 == 4",
+    "tsc": "src/load.ts(7,3): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+    "src/app.ts:12:5 - error TS2304: Cannot find name 'loadConfig'.",
+    "shell": "(venv) dev@box:~/src/acme$ make test\nNo rule to make target 'test'.\n"
+    "Stop.\n~/src/acme  $ ls\nMakefile  README.md",
+    "css": "ul#models li span {\n  display: ruby-base;\n  font-size: 0.7em;\n}",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PASTED_OUTPUT))
+def test_what_tools_print_is_no_part_of_what_is_asked(kind: str) -> None:
+    assert asked(f"{QUESTION}\n\n{PASTED_OUTPUT[kind]}") == [QUESTION]
+    assert asked(f"{PASTED_OUTPUT[kind]}\n\n{QUESTION}") == [QUESTION]
+
+
+def test_a_line_wedged_in_a_paste_goes_with_it_and_a_question_there_stays() -> None:
+    log = "01:12:38.208\n Cloning into '/srv'...\n01:12:38.300\n Host key failed.\n01:12:38.301"
+    assert asked(f"Any idea?\n\n{log}") == ["Any idea?"]
+    diff = "@@ -38,4 +38,3 @@\n def name(\n-    old = 1\n+    new = 2\n return new"
+    assert asked(f"{QUESTION}\n{diff}") == [QUESTION]
+    asking = "$ make test\nWhy does it stop here?\nmake: *** No rule"
+    assert asked(asking) == ["Why does it stop here?"]
+
+
+def test_a_fence_at_the_end_of_a_line_closes_its_block() -> None:
+    trace = "```\nUncaught Error: branch node is `null`\n    at index.js:195:20```"
+    assert asked(f"{trace}\n\n{QUESTION}") == [QUESTION]
+    assert asked(f"```x = 1```\n{QUESTION}") == [QUESTION]
+
+
+def test_claude_codes_line_ending_backslash_is_no_word() -> None:
+    assert asked("The CSS:\\\n\\\nCan you fix it?") == ["The CSS: Can you fix it?"]
+
+
+def test_a_sentence_that_only_points_at_a_file_is_left_out() -> None:
+    for pointer in ("(see src/components/Header.tsx)", "I have ~/site/config.yaml open."):
+        assert asked(f"{QUESTION} {pointer}") == [QUESTION]
+    kept = "Fix the date format in lib/utils/date_format.py."
+    assert asked(f"{QUESTION} {kept}") == [f"{QUESTION} {kept}"]
+    assert asked("/init") == ["/init"]
+
+
+def test_a_question_under_a_long_paste_gets_its_block(ctx: Context) -> None:
+    """The hook read the prompt's first 2,000 characters: a question under a longer paste
+    was never read."""
+    fact = "We deploy a release with make release from the main branch."
+    remember(ctx, fact)
+    remember(ctx, "The staging cluster runs k3s on the office rack.")
+    log = "\n".join(f"2024-06-13 18:18:{i % 60:02d} INFO request {i} done" for i in range(80))
+    assert len(log) > recall.PROMPT_CHARS
+    block = recall.prompt_context(ctx, PromptRequest(f"{log}\n\n{QUESTION}")).block
+    assert fact in block
+
+
+def test_a_question_typed_in_lower_case_names_what_the_graph_knows(ctx: Context) -> None:
+    """In lower case the names that anchor a question were ordinary words to recall."""
+    remember(ctx, "Caroline moved to Sweden in 2021 to work at Spotify.")
+    index_pending(ctx.db)  # the knowledge graph, as maintain reads it
+    assert cased(ctx.db, "when did caroline move to sweden") == "when did Caroline move to Sweden"
+    assert cased(ctx.db, "When did caroline move?") == "When did caroline move?"
+    assert cased(ctx.db, "what is the capital of peru") == "what is the capital of peru"
