@@ -27,6 +27,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time, parse_time
+from memctl.retrieve.answering import Answering, answering
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import (
@@ -130,6 +131,7 @@ class Recalled:
     # what provenance folded into it: session messages, and the memory distilled from a
     # message that states the query's words better than it does
     members: tuple[str, ...] = ()
+    answering: Answering | None = None  # its member message's part that answers (answering.py)
 
     @property
     def match(self) -> str:
@@ -184,6 +186,7 @@ class Recalled:
             "replaced_by": self.replaced_by,
             "messages": [m for m in self.members if is_message_id(m)],
             "distilled": [m for m in self.members if not is_message_id(m)],
+            "from": self.answering.to_dict() if self.answering else None,
         }
 
 
@@ -310,8 +313,10 @@ def recall(
         touch_results(run, [Recalled.of(c) for c in rows if c.clear])
     results = [Recalled.of(c) for c in rows]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])
+    answers = answering(run, results)
     for item in results:
         item.source_time = times.get(item.memory.id)
+        item.answering = answers.get(item.memory.id)
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 
