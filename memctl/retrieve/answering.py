@@ -7,8 +7,9 @@ folded message and not in the digest ("Session of … — show tools" folds the 
 picks sentences by the query's words, cannot find it (docs/benchmarks.md, "A message found
 by meaning alone, folded into a memory that does not say its answer": in 11 of 66 lost asks
 a top-5 row's member holds the answer). So a row that stands for messages names the member
-closest to the query in meaning (its stored vectors: no embedding of messages at query
-time) and shows the sentences of it closest to the query, when the member clears a floor.
+closest to the query in meaning (by its stored vectors' closest part), when it clears a
+floor, and shows that part's sentence closest to the query: the part's sentences are
+embedded at query time, at most 800 characters (a part) a row.
 
 Only the shown rows are looked at, and only without a token budget (a context block shows
 a row's own text: its budget is unchanged).
@@ -16,16 +17,19 @@ a row's own text: its budget is unchanged).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memctl.retrieve.fit import sentences
-from memctl.store.message_search import get_message, is_message_id
+from memctl.store.message_search import get_message
 
 if TYPE_CHECKING:
-    from memctl.retrieve.pipeline import Recalled
     from memctl.retrieve.run import Run
 
+# How the slow path cuts a message into the parts it embeds (ingest/message_vectors.py's
+# ``parts``, which the caller passes: recall does not import ingest).
+Parts = Callable[[str], list[str]]
 # A member's cosine to the query (by its closest stored part) under which it is not shown:
 # recall.support_floor's 0.2, the cosine under which the relevance gate counts no other
 # signal as support (config/sources.py), so a member shown is one the gate could weigh.
@@ -49,12 +53,12 @@ class Answering:
         return {"message": self.message, "text": self.text, "cosine": round(self.cosine, 3)}
 
 
-def member_sentences(content: str) -> list[str]:
-    """The member's sentences as its vectors were made from (its parts: ``said`` text, at
-    most MAX_PARTS of them), each one flat."""
-    from memctl.ingest.message_vectors import parts
-
-    pieces = [" ".join(s.split()) for part in parts(content) for s in sentences(part)]
+def member_sentences(content: str, part: int, parts: Parts) -> list[str]:
+    """The sentences of the member's ``part`` (as ``parts`` cut it to embed it), each one
+    flat: only the closest part's are embedded (at most 800 characters a row, where a
+    sub-agent's report has up to 6,400)."""
+    cut = parts(content)
+    pieces = [" ".join(s.split()) for s in sentences(cut[min(part, len(cut) - 1)])]
     return [p for p in pieces if p]
 
 
@@ -66,41 +70,42 @@ def shown(pieces: list[str], best: int) -> str:
     return text if len(text) <= ANSWER_CHARS else text[: ANSWER_CHARS - 1].rstrip() + "…"
 
 
-def closest_members(run: Run, results: list[Recalled]) -> dict[str, tuple[str, float]]:
-    """Each memory row's member message closest to the query (key, cosine), when it clears
-    ANSWER_FLOOR."""
-    from memctl.store.message_vectors import message_distances, message_vector_index
+def closest_members(run: Run, wanted: dict[str, list[str]]) -> dict[str, tuple[str, int, float]]:
+    """Each memory row's (``wanted``: its id -> its member messages) member closest to the
+    query (key, closest part, cosine), when it clears ANSWER_FLOOR."""
+    from memctl.store.message_vectors import closest_parts, message_vector_index
     from memctl.store.vector_query import Scores
 
-    wanted = {
-        r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
-    }
     keys = sorted({k for members in wanted.values() for k in members})
     if not keys or run.scores is None:
         return {}
     index = message_vector_index(run.ctx.db)
-    distances = message_distances(index, Scores(index, run.scores.query), keys)
-    best: dict[str, tuple[str, float]] = {}
+    closest = closest_parts(index, Scores(index, run.scores.query), keys)
+    best: dict[str, tuple[str, int, float]] = {}
     for memory_id, members in wanted.items():
-        near = [(1.0 - distances[k], k) for k in members if k in distances]
+        near = [(1.0 - closest[k][1], k) for k in members if k in closest]
         if near:
             cosine, key = max(near)
             if cosine >= ANSWER_FLOOR:
-                best[memory_id] = (key, cosine)
+                best[memory_id] = (key, closest[key][0], cosine)
     return best
 
 
-def answering(run: Run, results: list[Recalled]) -> dict[str, Answering]:
-    """Each memory row's answering part, by meaning: the closest member's sentences embedded
-    in one batch, the one closest to the query shown."""
+def answering(run: Run, wanted: dict[str, list[str]], parts: Parts) -> dict[str, Answering]:
+    """Each memory row's answering part, by meaning: the sentences of the closest member's
+    closest part (as ``parts`` cuts it) embedded in one batch, the one closest to the query
+    shown."""
     import numpy as np
 
     if run.budget is not None:
         return {}
-    closest = closest_members(run, results)
+    closest = closest_members(run, wanted)
     if not closest or run.scores is None:
         return {}
-    texts = {k: member_sentences(get_message(run.ctx.db, k).content) for k, _ in closest.values()}
+    texts = {
+        key: member_sentences(get_message(run.ctx.db, key).content, part, parts)
+        for key, part, _ in closest.values()
+    }
     flat = [s for pieces in texts.values() for s in pieces]
     if not flat:
         return {}
@@ -114,6 +119,6 @@ def answering(run: Run, results: list[Recalled]) -> dict[str, Answering]:
         start += len(pieces)
     return {
         memory_id: Answering(key, best_of[key], cosine)
-        for memory_id, (key, cosine) in closest.items()
+        for memory_id, (key, _, cosine) in closest.items()
         if key in best_of
     }

@@ -9,7 +9,7 @@ from pathlib import Path
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
-from memctl.ingest.message_vectors import embed_messages
+from memctl.ingest.message_vectors import embed_messages, parts
 from memctl.integrations.mcp_search import hit
 from memctl.retrieve.answering import ANSWER_CHARS, shown
 from memctl.retrieve.pipeline import recall
@@ -28,8 +28,9 @@ def test_a_digest_shows_its_member_sentence_closest_in_meaning(
         said_in_session(on, [*SAID[:2], MEMBER, *SESSION_END], "s1")
         digest = _digest(on, "Session: the integration suite; Outcome: split into shards", "s1")
         embed_messages(on.db, on.embedder, 100)
-        slow = recall(on, "why are our builds so slow?", touch=False, sessions=True)
-        budgeted = recall(on, "why are our builds so slow?", touch=False, budget=400)
+        question = "why are our builds so slow?"
+        slow = recall(on, question, touch=False, sessions=True, answers=parts)
+        budgeted = recall(on, question, touch=False, budget=400, answers=parts)
     first = slow.results[0]
     assert first.memory.id == digest.id and "s1#3" in first.members
     assert first.answering is not None
