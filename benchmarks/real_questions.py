@@ -339,7 +339,9 @@ def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> lis
         ids = {row.get("session_id")} | {o.session_id for o in came.get(result.memory.id, [])}
         sessions = frozenset(files[i] for i in ids if i in files)
         digest = not result.is_message and DIGEST_TAG in result.memory.tags
-        hits.append(Hit(sessions, str(row.get("content") or ""), row.get("match"), digest))
+        # the row shows its text and, under it, its member's part that answers ("from")
+        shown = [str(row.get("content") or ""), *([row["from"]["text"]] if row["from"] else [])]
+        hits.append(Hit(sessions, "\n".join(shown), row.get("match"), digest))
     return hits
 
 

@@ -155,6 +155,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         searched = None
     if searched is not None:  # the default scopes, and the projects the question names
         searched = (*searched, *(s for s in named if s not in searched))
+    # how the slow path cut each message it embedded: a row's answering part is one of them
+    from memctl.ingest.message_vectors import parts
+
     result = run_recall(
         ctx,
         searched_for(request.query),  # what it asks, without a log or key pasted beside it
@@ -169,6 +172,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         possible=0 if request.clear_only or request.context else None,
         named=named,
         asking=request.session,
+        answers=None if request.context else parts,  # a context block shows rows' own text
     )
     if widened:
         result.warnings.append(WIDENED)

@@ -228,9 +228,17 @@ def results_table(
         host_mark(hosts.get(i.memory.id))
         + replaced_mark(i)
         + excerpt(i.memory.summary, i.memory.content, query, LINE)
+        + answering_mark(i)
         for i in items
     ]
     return headers, rows, summaries
+
+
+def answering_mark(item: Recalled) -> str:
+    """What follows a row's text when a message folded into it answers (``answering.py``):
+    its ``SESSION#N`` (``sessions expand`` opens it) and its sentences closest to the query."""
+    found = item.answering
+    return f" ↳ from {short_id(found.message)}: {found.text}" if found else ""
 
 
 def host_mark(host: str | None) -> str:
@@ -268,6 +276,10 @@ def print_explain(
         found = came.get(item.memory.id, [])
         for origin in found:
             out.console.print(out.fit(f"  from:     {origin.text()}"), soft_wrap=True)
+        if item.answering:
+            part = item.answering
+            said = f"{short_id(part.message)} (cosine {part.cosine:.2f}): {part.text}"
+            out.console.print(out.fit(f"  answers:  {said}"), soft_wrap=True)
         for key in item.members:
             if is_message_id(key):
                 out.console.print(f"  message:  {short_id(key)} (the same, said in the session)")

@@ -57,7 +57,8 @@ def hit(item: Recalled, host: str | None = None, following: bool = False) -> dic
     that superseded or contradicts what it says);
     ``host``: the id of the machine a synced memory came from (null for the user's own and
     for session messages), ``trusted`` whether it is in sync.trust: one that is not is why
-    the result follows the user's own of its label whatever its score."""
+    the result follows the user's own of its label whatever its score; ``from``: the
+    message folded into it whose sentences answer (its id SESSION#N, text, cosine)."""
     said_by = "session message" if item.is_message else origin(item.memory, host)
     return {
         **brief(item.memory),
@@ -68,6 +69,8 @@ def hit(item: Recalled, host: str | None = None, following: bool = False) -> dic
         "match_reason": item.match_reason,
         "replaced_by": item.replaced_by,
         **recall_api.host_fields(host, following),
+        # a message folded into it that answers (answering.py): session_expand opens it
+        **({"from": item.answering.to_dict()} if item.answering else {}),
     }
 
 

@@ -28,6 +28,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time, parse_time
+from memctl.retrieve.answering import Answering, Parts, answering
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import (
@@ -131,6 +132,7 @@ class Recalled:
     # what provenance folded into it: session messages, and the memory distilled from a
     # message that states the query's words better than it does
     members: tuple[str, ...] = ()
+    answering: Answering | None = None  # its member message's part that answers (answering.py)
 
     @property
     def match(self) -> str:
@@ -185,6 +187,7 @@ class Recalled:
             "replaced_by": self.replaced_by,
             "messages": [m for m in self.members if is_message_id(m)],
             "distilled": [m for m in self.members if not is_message_id(m)],
+            "from": self.answering.to_dict() if self.answering else None,
         }
 
 
@@ -287,6 +290,7 @@ def recall(
     possible: int | None = None,
     named: dict[str, str] | None = None,
     asking: str | None = None,
+    answers: Parts | None = None,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
@@ -297,7 +301,8 @@ def recall(
     on each clear match (count, time, strength, an event) in one transaction: a possible
     one was offered, not confirmed. ``named``: the projects the question names (scope ->
     name), weighed as the current project's. ``asking``: the session the question comes
-    from (``with_latest``).
+    from (``with_latest``). ``answers``: each row standing for messages names its member's
+    part that answers (``answering.py``: it embeds sentences, so only for rows read).
     """
     run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
@@ -312,8 +317,16 @@ def recall(
         touch_results(run, [Recalled.of(c) for c in rows if c.clear])
     results = [Recalled.of(c) for c in rows]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])
+    members = {
+        r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
+    }
+    answered = answering(run, members, answers) if answers else {}
     for item in results:
         item.source_time = times.get(item.memory.id)
+        found = answered.get(item.memory.id)
+        # a fact that is its message's sentence says it already: not twice
+        said = found is not None and found.text in " ".join(item.memory.content.split())
+        item.answering = None if said else found
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 

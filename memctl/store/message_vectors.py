@@ -175,27 +175,36 @@ def _nearest_filtered(
 def message_distances(index: VectorIndex, scores: Scores, keys: list[str]) -> dict[str, float]:
     """Cosine distance of each of these messages (``session#seq``) that has vectors, by its
     closest part."""
+    return {key: distance for key, (_, distance) in closest_parts(index, scores, keys).items()}
+
+
+def closest_parts(
+    index: VectorIndex, scores: Scores, keys: list[str]
+) -> dict[str, tuple[int, float]]:
+    """Each of these messages (``session#seq``) that has vectors: its part closest to the
+    query (its number, as ``parts`` cuts the message) and that part's cosine distance."""
     if not keys or scores.total == 0:
         return {}
     pairs = [key.rpartition("#") for key in keys]
     rows = index.db.tuples(
-        "SELECT v.rowid, msg.session_id || '#' || msg.seq FROM json_each(?) AS wanted "
+        "SELECT v.rowid, msg.session_id || '#' || msg.seq, v.part FROM json_each(?) AS wanted "
         "CROSS JOIN messages msg ON msg.session_id = json_extract(wanted.value, '$[0]') "
         "AND msg.seq = json_extract(wanted.value, '$[1]') "
         "JOIN message_vectors v ON v.message_rowid = msg.rowid",
         [json.dumps([[session, int(seq)] for session, _, seq in pairs if seq.isdigit()])],
     )
-    key_of = {int(rowid): str(key) for rowid, key in rows}
+    key_of = {int(rowid): (str(key), int(part)) for rowid, key, part in rows}
     if not key_of:
         return {}
     positions = index.positions_of(np.fromiter(key_of, dtype=np.int64, count=len(key_of)))
-    distances: dict[str, float] = {}
+    closest: dict[str, tuple[int, float]] = {}
     for rowid, similarity in zip(
         index.rowids[positions].tolist(), scores.of(positions).tolist(), strict=True
     ):
-        key = key_of[rowid]
-        distances[key] = min(distances.get(key, 2.0), 1.0 - similarity)
-    return distances
+        key, part = key_of[rowid]
+        if 1.0 - similarity < closest.get(key, (0, 2.0))[1]:
+            closest[key] = (part, 1.0 - similarity)
+    return closest
 
 
 def session_closeness(index: VectorIndex, scores: Scores, sessions: list[str]) -> dict[str, float]:

@@ -242,6 +242,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "explain": explain(item, result.steps_of(item.memory.id), labels),
             "why": item.match_why or item.match,  # the evidence its label rests on
             "same": [same_as(key) for key in item.members],
+            # its member's sentence that answers (answering.py), and where that message opens
+            "answers": same_as(item.answering.message) if item.answering else None,
             "host": response.hosts.get(item.memory.id),
             # a machine not in sync.trust: follows the user's own of its label, whatever its score
             "following": item.memory.id in response.following,
