@@ -34,10 +34,11 @@ class Context:
     @cached_property
     def db(self) -> Database:
         """The database; on first sight of a project that got a git remote, its old path
-        scope becomes an alias of the new one (``store.scopes``)."""
+        scope becomes an alias of the new one (``store.scopes``), unless the store is on a
+        read-only disk: it is read as it is (adopting is a write, and would fail every read)."""
         db = Database.open(self.settings.db_path, self._busy_timeout_ms)
         try:
-            if self.settings.project_scope != self.settings.path_scope:
+            if self.settings.project_scope != self.settings.path_scope and not db.frozen:
                 adopt(db, self.settings.path_scope, self.settings.project_scope)
         except BaseException:
             db.close()

@@ -993,11 +993,17 @@ def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) ->
     only "cannot open the database" (SQLite could not make its -shm file there). Its pages
     are read; a change is refused in one line, its text kept; Health warns of it; recall
     starts no resident process (its log cannot be written) rather than failing after its
-    answer."""
+    answer. The project got a git remote since it was remembered: the scope's adoption (a
+    write) waits for a writable store rather than failing every page."""
     unshare = shutil.which("unshare")
     if unshare is None:
         pytest.skip("no unshare(1) to mount a folder read-only")
-    assert run_cli("remember", "Invoices go out on the first").returncode == 0
+    project = home.parent / "shop"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    assert run_cli("remember", "Invoices go out on the first", cwd=project).returncode == 0
+    remote = ["git", "-C", str(project), "remote", "add", "origin", "https://example.com/a/shop"]
+    subprocess.run(remote, check=True)
     namespace = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-r", "-m"]
     done = subprocess.run(
         [*namespace, "sh", "-c", MOUNT_READ_ONLY, "sh", str(home)]
@@ -1005,7 +1011,7 @@ def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) ->
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
+        cwd=project,
     )
     if done.returncode == 77:
         pytest.skip("no read-only mount here (unshare needs CAP_SYS_ADMIN or user namespaces)")
