@@ -96,6 +96,7 @@ def warm(settings: Settings) -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     import uuid  # noqa: F401 - names a vector index's new segment (vector_index imports it late)
 
+    import memctl.ingest.message_vectors  # noqa: F401 - how a row's answering part is cut
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
