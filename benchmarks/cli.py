@@ -4,9 +4,9 @@ and speed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -83,6 +83,23 @@ def _open_cache(ctx: typer.Context, cache_dir: Path | None) -> tuple[Settings, E
     return settings, open_cache(settings, cache_dir)
 
 
+def write_lines(path: Path, records: Iterable[object]) -> None:
+    """``--details``: one JSON line per record."""
+    with path.open("w", encoding="utf-8") as out:
+        out.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+
+
+def print_halves(title: str, rows: list[dict[str, Any]]) -> None:
+    """A table of figures by half: one row per figure, one column per ``rows``' half."""
+    table = Table(title=title)
+    table.add_column("figure")
+    for row in rows:
+        table.add_column(str(row["half"]), justify="right")
+    for name in list(rows[0])[1:]:
+        table.add_row(name, *(str(row[name]) for row in rows))
+    console.print(table)
+
+
 def _progress() -> Progress:
     return Progress(
         TextColumn("{task.description}"),
@@ -123,8 +140,7 @@ def _quality(
             **layout,
         )
     if details is not None:
-        with details.open("w", encoding="utf-8") as out:
-            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+        write_lines(details, report.per_question)
     if as_json:
         print_json(report.to_dict())
     else:
@@ -234,8 +250,7 @@ def paraphrase(
     with err_console.status("paraphrase stores"):
         rows = run(settings, embed_cache, _counts(n), distractors or [], chosen, details=records)
     if details is not None:
-        with details.open("w", encoding="utf-8") as out:
-            out.writelines(json.dumps(record) + "\n" for record in records)
+        write_lines(details, records)
     if llm_answers is not None:
         from benchmarks import llm_replay
         from memctl.config import settings_from_flags
@@ -303,19 +318,12 @@ def injection(
             lambda done, total: progress.update(task, completed=done, total=total),
         )
     if details is not None:
-        with details.open("w", encoding="utf-8") as out:
-            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+        write_lines(details, report.per_question)
     rows = report.rows()
     if as_json:
         print_json(rows)
         return
-    table = Table(title="Per-prompt injection (tune: odd conversations and ids, check: even)")
-    table.add_column("figure")
-    for row in rows:
-        table.add_column(str(row["half"]), justify="right")
-    for name in list(rows[0])[1:]:
-        table.add_row(name, *(str(row[name]) for row in rows))
-    console.print(table)
+    print_halves("Per-prompt injection (tune: odd conversations and ids, check: even)", rows)
 
 
 @app.command("injection-noise")
@@ -347,8 +355,7 @@ def injection_noise(
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     if details is not None:
-        with details.open("w", encoding="utf-8") as out:
-            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+        write_lines(details, report.per_question)
     rows = report.rows()
     if as_json:
         print_json(rows)
@@ -390,18 +397,12 @@ def real_prompts(
     with err_console.status("asking"):
         report = bench.run(settings, embedder, store)
     if details is not None:
-        bench.dump(report, details)
+        write_lines(details, report.details)
     rows = report.rows()
     if as_json:
         print_json(rows)
         return
-    table = Table(title="Per-prompt hook on real prompts and real pastes")
-    table.add_column("figure")
-    for row in rows:
-        table.add_column(str(row["half"]), justify="right")
-    for name in list(rows[0])[1:]:
-        table.add_row(name, *(str(row[name]) for row in rows))
-    console.print(table)
+    print_halves("Per-prompt hook on real prompts and real pastes", rows)
 
 
 @app.command("real-questions")

@@ -30,7 +30,6 @@ an unrelated prompt's by its id, as in ``benchmarks.injection``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 import tempfile
 import time
@@ -146,7 +145,9 @@ def load_pastes(path: Path = PASTES) -> list[Paste]:
     """The hand-marked pastes, each read from its session's user turn; a mark that no longer
     fits its turn (``starts``) is an error."""
     clients = {name: client for name, _, client in studied_sessions()}
-    pastes, halves, read = [], {}, {}
+    pastes: list[Paste] = []
+    halves: dict[str, str] = {}
+    read: dict[str, list[str]] = {}
     for mark in realq.read_json(path)["pastes"]:
         session = mark["session"]
         if session not in read:  # a session of several pastes is read once
@@ -249,8 +250,3 @@ def run(settings: Settings, embedder: Embedder | None = None, store: Path | None
             ask_questions(ctx, report, pastes)
             ask_unrelated(ctx, report, pastes)
     return report
-
-
-def dump(report: Report, path: Path) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in report.details)
