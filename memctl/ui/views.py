@@ -53,6 +53,9 @@ RUNS_SHOWN = 50  # rows of the runs page
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
+# What a session page's marked messages are, by the link that opened it (``mark``): a
+# memory's sources (its page's links, the default), or what a recall matched.
+MARKS = {"source": "source", "match": "recall match"}
 RECALL_MOST = int(key_named("recall.limit").maximum or 0)  # rows a recall page lists, as `-n`
 
 
@@ -156,6 +159,8 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "pages": pages,
         "first": asked[0] if asked else passage.first,
         "asked": asked,
+        "mark": values.get("mark") if values.get("mark") in MARKS else "source",
+        "marks": MARKS,
         "holding": holding,
         "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
@@ -291,11 +296,11 @@ def graph(ctx: Context, values: Values) -> dict[str, Any]:
 
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     """Where a recall result opens: a memory's page, or a session message marked in its
-    session (its id is ``SESSION#N``)."""
+    session as the recall's match (its id is ``SESSION#N``)."""
     if not is_message or not session_id:
         return f"/memories/{quote(item_id)}"
     seq = item_id.rpartition("#")[2]
-    return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
+    return f"/sessions/{quote(session_id)}?from={seq}&to={seq}&mark=match"
 
 
 def same_as(key: str) -> dict[str, str]:

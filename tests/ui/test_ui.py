@@ -370,9 +370,14 @@ def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClie
     messages = [r for r in data["results"] if r["from_session_messages"]]
     assert messages, data["results"]
     session, _, seq = messages[0]["id"].rpartition("#")
-    assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}"
+    assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}&mark=match"
     page = client.get(messages[0]["href"]).text  # the page the link opens
     assert "flaky login test" in page
+    # marked as what the recall matched, not as a memory's source (the same page's mark
+    # from a memory's Sources)
+    assert "<strong>(recall match)</strong>" in page and "(source)" not in page
+    sourced = client.get(f"/sessions/{session}?from={seq}&to={seq}").text
+    assert "<strong>(source)</strong>" in sourced and "(recall match)" not in sourced
     # each result says what it is, as `memctl recall` does: a message of a session, or a
     # memory with its category; its project and its date
     listed = client.get("/recall", params={"q": "flaky login test"}).text
