@@ -103,8 +103,8 @@ _memctl_spec() {
             valopts="-t --type"
             ;;
         "graph")
-            opts="-s --scope --all-scopes --json -h --help"
-            valopts="-s --scope"
+            opts="-s --scope --all-scopes -p --page --json -h --help"
+            valopts="-s --scope -p --page"
             ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"

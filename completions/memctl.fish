@@ -227,6 +227,7 @@ complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show
 # memctl graph
 complete -c memctl -n '__fish_seen_subcommand_from graph' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -l all-scopes -d 'Every scope.'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s p -l page -x -d 'An entity\'s relations, 500 a page.'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
 

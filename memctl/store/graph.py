@@ -396,13 +396,15 @@ def triples_touching(
     limit: int = 500,
     scopes: tuple[str, ...] | None = None,
     sources: bool = True,
+    offset: int = 0,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
     active memory, when ``live_only``), with their sources (unless ``sources`` is False:
     ``attach_sources`` reads them for the few that need them); with ``scopes``, only the
     triples their memories state (live: their active memories), each with those sources
     alone. The scopes select before ``limit`` counts: a name other projects use often
-    ("Alice") leaves these scopes' edges of it their share."""
+    ("Alice") leaves these scopes' edges of it their share. ``offset``: the first rows
+    skipped (a page of them: live ones first, each oldest first)."""
     if not entities:
         return []
     ids = json.dumps(entities)
@@ -421,8 +423,8 @@ def triples_touching(
         "JOIN entities o ON o.id = t.object "
         "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
         f"OR t.object IN (SELECT value FROM json_each(?))) {live} {by} "
-        "ORDER BY t.state, t.created_at, t.id LIMIT ?",
-        (ids, ids, *params, limit),
+        "ORDER BY t.state, t.created_at, t.id LIMIT ? OFFSET ?",
+        (ids, ids, *params, limit, offset),
     )
     found = [
         GraphTriple(

@@ -284,14 +284,19 @@ def profile(ctx: Context, values: Values) -> dict[str, Any]:
 def graph(ctx: Context, values: Values) -> dict[str, Any]:
     """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
     entities; with it, its relations (live, then history), each with the memories that
-    state it."""
+    state it, ``graph_api.RELATIONS`` a page (``page``: its number)."""
     name = (values.get("entity") or "").strip()
-    request = graph_api.GraphRequest(name or None, all_scopes=True)
+    page = _number(values, "page", 1)
+    request = graph_api.GraphRequest(name or None, all_scopes=True, page=page)
     if not name:
         found = graph_api.summary(ctx, request)
         return {"title": "Graph", "entity": None, **found.to_dict()}
     shown = graph_api.entity_graph(ctx, request)
-    return {"title": f"Graph: {shown.entity.name}", **shown.to_dict()}
+    return {
+        "title": f"Graph: {shown.entity.name}",
+        "per_page": graph_api.RELATIONS,
+        **shown.to_dict(),
+    }
 
 
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:

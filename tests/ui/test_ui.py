@@ -21,6 +21,7 @@ import apsw
 import pytest
 from starlette.testclient import TestClient
 
+from memctl.api import graph as graph_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
@@ -328,6 +329,32 @@ def test_the_graph_page_shows_what_memctl_graph_does(client: TestClient, stored:
     assert f'<a href="/memories/{one["sources"][0]["memory_id"]}">' in page
     missing = client.get("/graph", params={"entity": "no such thing at all"})
     assert missing.status_code == 404 and "no entity named" in missing.text
+
+
+def test_an_entitys_relations_past_a_page_are_on_the_next_ones(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a hub's relations stopped at graph_api.RELATIONS, and nothing said more were left out
+    for text in ("Alice works at Acme.", "Alice lives in Paris.", "Alice moved from Sweden."):
+        memory_api.remember(stored, RememberRequest(text))
+    maintain(stored, MaintainRequest(only="graph"))
+    monkeypatch.setattr(graph_api, "RELATIONS", 2)
+    pages, page = [], 1
+    while True:
+        shown = client.get("/graph.json", params={"entity": "Alice", "page": page}).json()
+        pages.append([t["id"] for t in shown["relations"] + shown["history"]])
+        if not shown["more"]:
+            break
+        html = unescape(client.get("/graph", params={"entity": "Alice", "page": page}).text)
+        assert f'href="/graph?entity=Alice&page={page + 1}">More relations</a>' in html
+        page += 1
+    assert len(pages) >= 2 and all(len(ids) == 2 for ids in pages[:-1]), pages
+    every = [i for ids in pages for i in ids]
+    assert len(every) == len(set(every)) >= 3  # each relation once, none left out
+    last = unescape(client.get("/graph", params={"entity": "Alice", "page": page}).text)
+    assert "More relations" not in last and ">Earlier relations</a>" in last
+    past = client.get("/graph", params={"entity": "Alice", "page": page + 1})
+    assert past.status_code == 404 and f"no relations on page {page + 1}" in past.text
 
 
 def test_recall_labels_and_explains(client: TestClient) -> None:
