@@ -23,8 +23,8 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since --stored --all-scopes -n --limit --sort -f --format --json -h --help"
-            valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
+            opts="-s --scope --kind --category --state -t --tag --since --stored --session --all-scopes -n --limit --sort -f --format --json -h --help"
+            valopts="-s --scope --kind --category --state -t --tag --since --session -n --limit --sort -f --format"
             ;;
         "update")
             opts="--text -t --tag -i --importance --category --json -h --help"

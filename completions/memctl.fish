@@ -70,6 +70,7 @@ complete -c memctl -n '__fish_seen_subcommand_from list' -l state -x -d 'Repeata
 complete -c memctl -n '__fish_seen_subcommand_from list' -s t -l tag -x -d 'Only memories with this tag.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l since -x -d 'Since an ISO date or a span like 7d, 12h, 2w, by the memory\'s own date (when its source was said).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l stored -d '--since counts from when memctl stored it instead.'
+complete -c memctl -n '__fish_seen_subcommand_from list' -l session -x -d 'Those distilled from this session (its id or a unique prefix).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l all-scopes -d 'Every scope: list\'s default already (recall\'s is the project).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s n -l limit -x -d 'How many (default list.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l sort -x -d 'One of: created, updated, importance, accessed, oldest.'

@@ -168,17 +168,24 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def memories(ctx: Context, values: Values) -> dict[str, Any]:
+    """The memories, newest first, a page at a time (``after``); of one project
+    (``project``), or those distilled from one session (``session``: every one its page's
+    "Kept from it" names, and those past the first ``PAGE_SIZE`` it lists)."""
     scope = _project(ctx, values)
-    request = ListRequest(Filters(scope), PAGE_SIZE, after=_cursor(values.get("after")))
+    of = sessions_api.find_session(ctx, values["session"]) if values.get("session") else None
+    filters = Filters(scope, session=of.id if of else None)
+    request = ListRequest(filters, PAGE_SIZE, after=_cursor(values.get("after")))
     found = memory_api.list_memories(ctx, request)
     labels = project_labels(ctx, [m.scope for m in found] + ([scope] if scope else []))
     last = found[-1] if len(found) == PAGE_SIZE else None
+    title = f"Memories of {labels.get(scope, scope)}" if scope else "Memories"
     return {
-        "title": f"Memories of {labels.get(scope, scope)}" if scope else "Memories",
+        "title": f"{title} kept from session {of.title or of.id}" if of else title,
         "project": scope,
+        "session": of.id if of else None,
         "memories": [{**m.to_dict(), "project": labels.get(m.scope, m.scope)} for m in found],
         "next": f"{last.created_at}{KEY_SEPARATOR}{last.id}" if last else None,
-        "total": total(memory_api.count(ctx, Filters(scope)), "memory", "memories"),
+        "total": total(memory_api.count(ctx, filters), "memory", "memories"),
         "newest": bool(values.get("after")),
     }
 

@@ -26,7 +26,7 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api.maintain import MaintainRequest, maintain
-from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
+from memctl.api.memory import Filters, LinkRequest, ListRequest, RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -150,6 +150,30 @@ def test_sessions_and_one_session(client: TestClient, stored: Context) -> None:
     assert [m["seq"] for m in marked["messages"] if m["marked"]] == [4, 5]
     assert client.get("/sessions/nope.json").status_code == 404
     assert "no stored session" in client.get("/sessions/nope").text
+
+
+def test_every_memory_kept_from_a_session_is_listed_past_its_pages_first(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Kept from it" stopped at a page's memories, and no page listed the rest
+    kept = {m.id for m in sessions_api.kept_from(stored, SESSION, 1000)}
+    assert len(kept) >= 2, kept
+    monkeypatch.setattr(views, "PAGE_SIZE", 1)
+    page = unescape(client.get(f"/sessions/{SESSION}").text)
+    assert f'<a href="/memories?session={SESSION}">every memory kept from it</a>' in page
+    listed, after = [], None
+    while True:
+        shown = client.get("/memories.json", params={"session": SESSION, "after": after}).json()
+        listed += [m["id"] for m in shown["memories"]]
+        if not (after := shown["next"]):
+            break
+    assert set(listed) == kept and len(listed) == len(kept)
+    html = unescape(client.get("/memories", params={"session": SESSION}).text)
+    assert f"session={SESSION}&after=" in html  # its next page keeps the session
+    assert client.get("/memories", params={"session": "no-such-session"}).status_code == 404
+    # `memctl list --session` lists the same, by a prefix of the id too
+    by_prefix = memory_api.list_memories(stored, ListRequest(Filters(session=SESSION[:8])))
+    assert {m.id for m in by_prefix} == kept
 
 
 def test_memories_memory_and_its_sources(client: TestClient, stored: Context) -> None:
