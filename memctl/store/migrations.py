@@ -815,6 +815,21 @@ def m030_read_inside(db: Database) -> None:
         db.execute("ALTER TABLE transcript_reads ADD COLUMN inside TEXT")
 
 
+# The events that add or take a relation: the condition of the index on their target
+# (m031), written the same in a query (``events.list_events``) so SQLite takes that index.
+LINK_EVENTS = "action IN ('link', 'unlink')"
+
+
+def m031_link_targets(db: Database) -> None:
+    """The link and unlink events by the memory they point at (``data.dst_id``): a link
+    made from another memory is in its target's history too (``events.list_events``),
+    as its Relations show it, without reading every event."""
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS events_link_target ON events(json_extract(data, '$.dst_id')) "
+        f"WHERE {LINK_EVENTS}"
+    )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -846,4 +861,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m028_cjk_bigrams,
     m029_followed_secrets,
     m030_read_inside,
+    m031_link_targets,
 ]

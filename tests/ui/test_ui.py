@@ -26,7 +26,14 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api.maintain import MaintainRequest, maintain
-from memctl.api.memory import Filters, LinkRequest, ListRequest, RememberRequest, UpdateRequest
+from memctl.api.memory import (
+    EventsRequest,
+    Filters,
+    LinkRequest,
+    ListRequest,
+    RememberRequest,
+    UpdateRequest,
+)
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -244,6 +251,35 @@ def test_a_contradiction_reads_the_same_in_relations_and_history(
     page = unescape(client.get(f"/memories/{earlier}").text)
     assert "Contradicted by <a" in page
     assert "link: contradicted by <a" in page and "link: contradicts" not in page
+    # each side's own event of the pair, not the other's too (each is stored both ways)
+    later = next(m["id"] for m in listed if m["content"].startswith("We never run"))
+    for one in (earlier, later):
+        events = memory_api.events(stored, EventsRequest(one, 50))
+        assert [e.memory_id for e in events if e.action == "link"] == [one], events
+
+
+def test_a_link_made_from_another_memory_is_in_its_targets_history_and_its_undo(
+    client: TestClient, stored: Context
+) -> None:
+    """`link A B --type supports` showed on B's Relations ("Supported by A") and not in
+    B's history (`memctl events B`): now in both, with an Undo of that run on B's page."""
+    a, b = (
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Invoices go out every hour", "Invoices are sent hourly")
+    )
+    memory_api.link(stored, LinkRequest(a, b, "supports", 0.5))
+    events = memory_api.events(stored, EventsRequest(b, 50))
+    assert [(e.action, e.memory_id) for e in events][:2] == [("link", a), ("create", b)]
+    page = unescape(client.get(f"/memories/{b}").text)
+    history_part = page[page.index('<h2 id="history">') :]
+    assert (
+        "link: supported by <a" in history_part and "Invoices go out every hour</a>" in history_part
+    )
+    undo = re.search(r'action="(/runs/[0-9a-f]+/undo)"', history_part)
+    assert undo is not None and events[0].run_id in undo.group(1)
+    memory_api.unlink(stored, a, b)
+    assert [e.action for e in memory_api.events(stored, EventsRequest(b, 1))] == ["unlink"]
+    assert memory_api.events(stored, EventsRequest(b, 1, page=3))[0].action == "create"
 
 
 def test_the_runs_pages_follow_each_other_to_the_first_run(
