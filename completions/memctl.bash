@@ -72,7 +72,8 @@ _memctl_spec() {
             valopts="-C --context"
             ;;
         "sessions forget")
-            opts="--with-copies -y --yes --json -h --help"
+            opts="--with-copies -y --yes --as --json -h --help"
+            valopts="--as"
             ;;
         "status")
             opts="--json -h --help"

@@ -182,6 +182,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 # memctl sessions forget
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l with-copies -d 'Also forget the verbatim copies of its messages in other sessions (a resumed or forked conversation repeats them).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s y -l yes -d 'Do not ask for confirmation.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l as -x -d 'session or message: what REF is, when it names both a session (an id holding \'#\') and a message of another.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
 

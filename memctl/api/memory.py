@@ -263,7 +263,7 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
         from memctl.maintain.forgetting import forget_session
 
         message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id)
+        forget_session(ctx, message.id, reads="message")
         return message
     return operations.forget(ctx, id_or_prefix, noise)
 
@@ -287,7 +287,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
                 ["permanent"],
             )
         message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id)
+        forget_session(ctx, message.id, reads="message")
         return message
     if permanent:
         return delete_for_good(ctx, id_or_prefix)[0]

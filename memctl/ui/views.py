@@ -393,7 +393,8 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
         "title": f"Forget session {found.id}?",
         "session": found.to_dict(),
         "project": project_labels(ctx, [found.scope])[found.scope],
-        "copies": sessions_api.copies(ctx, found.id),  # other sessions repeating its messages
+        # other sessions repeating its messages
+        "copies": sessions_api.copies(ctx, found.id, reads="session"),
         "kept": [about(m) for m in sessions_api.kept_from(ctx, found.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,
     }
@@ -500,7 +501,7 @@ def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
 
 
 def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
-    done = sessions_api.forget(ctx, _session_id(values))
+    done = sessions_api.forget(ctx, _session_id(values), reads="session")  # its page's id
     return "/sessions", (
         f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
         f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"

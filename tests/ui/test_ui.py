@@ -741,6 +741,29 @@ def test_a_session_whose_id_holds_a_hash_can_be_forgotten(
     assert sessions_api.forget_target(stored, "here-1#1")[1] == 1  # a message, as before
 
 
+def test_a_ref_naming_a_session_and_another_sessions_message_is_refused_until_told(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """With sessions "tk" and "tk#2" stored, "tk#2" took the session "tk#2" when message 2
+    of "tk" may have been meant (forgetting cannot be undone), and `memctl forget tk#2`, a
+    message, forgot the whole other session; a message of "tk#2" could not be named."""
+    ingest_text(stored, "user: the plum code is 1234\nassistant: the pear code is 5678\n", "tk")
+    ingest_text(stored, "user: the fig code is 9999\nassistant: noted the fig code\n", "tk#2")
+    with pytest.raises(UsageError, match="names session 'tk#2' and message 2 of session 'tk'"):
+        sessions_api.forget(stored, "tk#2")
+    assert sessions_api.forget_target(stored, "tk#2", reads="message")[1] == 2
+    of, seq = sessions_api.forget_target(stored, "tk#2#1")  # a message of the session "tk#2"
+    assert (of.id, seq) == ("tk#2", 1)
+    memory_api.forget(stored, "tk#2")  # a message's id: that message, never the session
+    assert "pear" not in client.get("/sessions/tk.json").text
+    fig = client.get(f"/sessions/{quote('tk#2', safe='')}.json")
+    assert fig.status_code == 200 and "fig code" in fig.text
+    path = f"/sessions/{quote('tk#2', safe='')}/forget"  # its page's button: the session
+    assert client.post(path, data={"csrf": keys.csrf}).status_code == 303
+    assert client.get(f"/sessions/{quote('tk#2', safe='')}.json").status_code == 404
+    assert "plum code" in client.get("/sessions/tk.json").text
+
+
 def test_forgetting_a_session_names_the_sessions_holding_its_copies(
     client: TestClient, stored: Context, keys: Keys
 ) -> None:
