@@ -51,6 +51,10 @@ PAGE_SIZE = 50  # rows of a list page
 MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50  # rows of the runs page
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
+# Characters of a message its session page shows open (~4 screens of a long reply); the
+# rest folds under its own toggle: a pasted 2.6 MB log was laid out whole, a page 544,000
+# pixels tall, every message after it out of reach of a scroll.
+MESSAGE_SHOWN = 10_000
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
 # What a session page's marked messages are, by the link that opened it (``mark``): a
@@ -165,6 +169,16 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
     }
+
+
+def split_text(text: str, most: int = MESSAGE_SHOWN) -> tuple[str, str]:
+    """A message's text as its session page shows it (the template's ``split`` filter):
+    at most ``most`` characters open, ended at a line break in their second half when
+    there is one, and the rest, folded."""
+    if len(text) <= most:
+        return text, ""
+    cut = text.rfind("\n", most // 2, most) + 1 or most
+    return text[:cut], text[cut:]
 
 
 def memories(ctx: Context, values: Values) -> dict[str, Any]:
