@@ -177,6 +177,7 @@ def test_every_memory_kept_from_a_session_is_listed_past_its_pages_first(
     assert set(listed) == kept and len(listed) == len(kept)
     html = unescape(client.get("/memories", params={"session": SESSION}).text)
     assert f"session={SESSION}&after=" in html  # its next page keeps the session
+    assert "Something to remember" not in html  # a remembered text is of no session
     assert client.get("/memories", params={"session": "no-such-session"}).status_code == 404
     # `memctl list --session` lists the same, by a prefix of the id too
     by_prefix = memory_api.list_memories(stored, ListRequest(Filters(session=SESSION[:8])))
