@@ -6,7 +6,7 @@ asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
@@ -20,6 +20,7 @@ from memctl.store.graph import (
     entity_in_scopes,
     get_entity,
     graph_counts,
+    mentioned_in,
     triples_touching,
 )
 
@@ -27,6 +28,9 @@ from memctl.store.graph import (
 LISTED = 20
 # Relations shown at most for one entity, a page (a hub's thousands: the next pages).
 RELATIONS = 500
+# The memories that mention an entity named at most (an entity with no relation, the most
+# mentioned ones included, was shown as "no relations yet" and nothing more).
+MENTIONS = 50
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class EntityGraph:
     history: list[GraphTriple]  # superseded, or stated only by superseded memories
     page: int = 1  # of RELATIONS relations each: live ones first, then history
     more: bool = False  # a next page holds more of them
+    mentioned: list[str] = field(default_factory=list)  # memory ids, at most MENTIONS
+    mentioned_more: bool = False  # more memories mention it
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -44,6 +50,8 @@ class EntityGraph:
             "history": [t.to_dict() for t in self.history],
             "page": self.page,
             "more": self.more,
+            "mentioned": self.mentioned,
+            "mentioned_more": self.mentioned_more,
         }
 
 
@@ -104,7 +112,17 @@ def entity_graph(ctx: Context, request: GraphRequest) -> EntityGraph:
         )
     live = [t for t in shown if t.live]
     more = len(every) > RELATIONS
-    return EntityGraph(entity, live, [t for t in shown if not t.live], request.page, more)
+    mentioned = mentioned_in(ctx.db, entity.id, MENTIONS + 1, scopes)  # one past: more
+    history = [t for t in shown if not t.live]
+    return EntityGraph(
+        entity,
+        live,
+        history,
+        request.page,
+        more,
+        mentioned[:MENTIONS],
+        len(mentioned) > MENTIONS,
+    )
 
 
 def summary(ctx: Context, request: GraphRequest) -> GraphSummary:

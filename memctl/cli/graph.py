@@ -16,6 +16,8 @@ from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 from memctl.model import counted
 
+MENTIONS_LISTED = 10  # ids of the memories mentioning an entity a line names (JSON: 50)
+
 app = new_typer()
 
 LINK_TYPES = ", ".join(t.value for t in TYPES)
@@ -117,6 +119,12 @@ def graph(
     for triple in shown.history:
         by = f", superseded by #{triple.superseded_by}" if triple.superseded_by else ""
         console.print(fit(f"  {triple.text}  ({_sources(triple)}{by})"), soft_wrap=True)
+    if shown.mentioned:
+        listed = [i[:8] for i in shown.mentioned[:MENTIONS_LISTED]]
+        ids = ", ".join(listed) + (", …" if len(shown.mentioned) > len(listed) else "")
+        many = counted(len(shown.mentioned), "memory", "memories")
+        many += " or more" if shown.mentioned_more else ""
+        console.print(fit(f"mentioned in {many}: {ids}"), soft_wrap=True)
     if shown.more:
         console.print(f"more relations: --page {page + 1} lists the next {RELATIONS}")
 

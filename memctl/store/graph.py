@@ -383,6 +383,21 @@ def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool
     return bool(db.tuples(f"SELECT 1 FROM entities e WHERE e.id = ? {where}", (entity, *params)))
 
 
+def mentioned_in(
+    db: Database, entity: int, limit: int, scopes: tuple[str, ...] | None = None
+) -> list[str]:
+    """The memories that mention ``entity`` (of ``scopes``; None: every scope's), active
+    ones first, each newest first, at most ``limit``; archived and deleted ones left out."""
+    where, params = _scoped(IN_SCOPES, scopes, 1)
+    rows = db.tuples(
+        "SELECT m.id FROM entity_mentions x JOIN memories m ON m.id = x.memory_id "
+        f"WHERE x.entity_id = ? AND m.state NOT IN ('archived', 'deleted') {where} "
+        "ORDER BY m.state != 'active', m.created_at DESC, m.id LIMIT ?",
+        (entity, *params, limit),
+    )
+    return [str(row[0]) for row in rows]
+
+
 TRIPLE_COLUMNS = (
     "t.id, t.predicate, t.state, t.superseded_by, t.created_at, "
     "s.id, s.name, s.kind, o.id, o.name, o.kind"

@@ -313,10 +313,12 @@ def graph(ctx: Context, values: Values) -> dict[str, Any]:
         found = graph_api.summary(ctx, request)
         return {"title": "Graph", "entity": None, **found.to_dict()}
     shown = graph_api.entity_graph(ctx, request)
+    named = memory_api.by_ids(ctx, set(shown.mentioned))
     return {
         "title": f"Graph: {shown.entity.name}",
         "per_page": graph_api.RELATIONS,
         **shown.to_dict(),
+        "mentions": [about(named[i]) for i in shown.mentioned if i in named],
     }
 
 

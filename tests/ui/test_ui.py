@@ -412,9 +412,21 @@ def test_an_entitys_relations_past_a_page_are_on_the_next_ones(
     client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a hub's relations stopped at graph_api.RELATIONS, and nothing said more were left out
-    for text in ("Alice works at Acme.", "Alice lives in Paris.", "Alice moved from Sweden."):
-        memory_api.remember(stored, RememberRequest(text))
+    said = [
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Alice works at Acme.", "Alice lives in Paris.", "Alice moved from Sweden.")
+    ]
     maintain(stored, MaintainRequest(only="graph"))
+    # an entity's page names the memories mentioning it (the most mentioned entities often
+    # have no relation: their page said "No relations yet" and nothing more)
+    sweden = client.get("/graph.json", params={"entity": "Sweden"}).json()
+    assert sweden["mentioned"] == [said[2]] and not sweden["mentioned_more"]
+    html = unescape(client.get("/graph", params={"entity": "Sweden"}).text)
+    assert f'<h2>Mentioned in</h2><ul><li><a href="/memories/{said[2]}">Alice moved' in html
+    monkeypatch.setattr(graph_api, "MENTIONS", 2)
+    alice = client.get("/graph.json", params={"entity": "Alice"}).json()
+    assert len(alice["mentioned"]) == 2 and set(alice["mentioned"]) < set(said)
+    assert alice["mentioned_more"]
     monkeypatch.setattr(graph_api, "RELATIONS", 2)
     pages, page = [], 1
     while True:
