@@ -79,7 +79,7 @@ def read_ref(db: Database, home: Path, ref: str, reads: str | None = None) -> _T
     "X") is refused unless ``reads`` says which: forgetting the other cannot be undone."""
     ref = ref.strip()
     if reads not in (None, *READS):
-        raise UsageError(f"--as takes {' or '.join(READS)}, not {reads!r}", ["as"])
+        raise UsageError(f"reads takes {' or '.join(READS)}, not {reads!r}", ["reads"])
     key = known_forget_key(home)
     whole = session_known_as(db, ref, key) if reads != "message" else None
     if reads == "session":
@@ -89,7 +89,8 @@ def read_ref(db: Database, home: Path, ref: str, reads: str | None = None) -> _T
         if reads is None and separator and number.isdigit() and _has_message(db, ref):
             raise UsageError(
                 f"{quoted_ref(ref)} names session {quoted_ref(ref)} and message {number} of "
-                f"session {quoted_ref(wanted)}: add --as session or --as message"
+                f"session {quoted_ref(wanted)}: reads (session or message) says which",
+                ["reads"],
             )
         return _Target(whole.id, None)
     if not separator:

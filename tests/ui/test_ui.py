@@ -778,7 +778,9 @@ def test_a_ref_naming_a_session_and_another_sessions_message_is_refused_until_to
     message, forgot the whole other session; a message of "tk#2" could not be named."""
     ingest_text(stored, "user: the plum code is 1234\nassistant: the pear code is 5678\n", "tk")
     ingest_text(stored, "user: the fig code is 9999\nassistant: noted the fig code\n", "tk#2")
-    with pytest.raises(UsageError, match="names session 'tk#2' and message 2 of session 'tk'"):
+    with pytest.raises(
+        UsageError, match="names session 'tk#2' and message 2 of session 'tk': reads"
+    ):
         sessions_api.forget(stored, "tk#2")
     assert sessions_api.forget_target(stored, "tk#2", reads="message")[1] == 2
     of, seq = sessions_api.forget_target(stored, "tk#2#1")  # a message of the session "tk#2"
