@@ -80,22 +80,21 @@ def read_ref(db: Database, home: Path, ref: str, reads: str | None = None) -> _T
     ref = ref.strip()
     if reads not in (None, *READS):
         raise UsageError(f"reads takes {' or '.join(READS)}, not {reads!r}", ["reads"])
-    key = known_forget_key(home)
-    whole = session_known_as(db, ref, key) if reads != "message" else None
     if reads == "session":
         return _Target(_session(db, home, ref).id, None)
     wanted, separator, number = ref.rpartition(MESSAGE_SEPARATOR)
+    whole = session_known_as(db, ref, known_forget_key(home)) if reads is None else None
     if whole is not None:
-        if reads is None and separator and number.isdigit() and _has_message(db, ref):
+        if separator and number.isdigit() and _has_message(db, ref):
             raise UsageError(
                 f"{quoted_ref(ref)} names session {quoted_ref(ref)} and message {number} of "
                 f"session {quoted_ref(wanted)}: reads (session or message) says which",
                 ["reads"],
             )
         return _Target(whole.id, None)
-    if not separator:
+    if not separator and reads is None:
         return _Target(_session(db, home, ref).id, None)
-    if not number.isdigit():
+    if not separator or not number.isdigit():
         raise UsageError(f"{quoted_ref(ref)}: give SESSION-ID or SESSION-ID#N, a message's number")
     return _Target(_session(db, home, wanted).id, [int(number)])
 

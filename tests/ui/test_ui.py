@@ -783,6 +783,8 @@ def test_a_ref_naming_a_session_and_another_sessions_message_is_refused_until_to
     ):
         sessions_api.forget(stored, "tk#2")
     assert sessions_api.forget_target(stored, "tk#2", reads="message")[1] == 2
+    with pytest.raises(UsageError, match="give SESSION-ID or SESSION-ID#N"):
+        sessions_api.forget(stored, "tk", reads="message")  # no message: not the session
     of, seq = sessions_api.forget_target(stored, "tk#2#1")  # a message of the session "tk#2"
     assert (of.id, seq) == ("tk#2", 1)
     memory_api.forget(stored, "tk#2")  # a message's id: that message, never the session
