@@ -22,7 +22,8 @@ from memctl.errors import ConfigError
 from tests.conftest import run_cli
 
 DEFAULTS = {key.name: key.default for key in KEYS}
-PATH_SCOPE = re.compile(r"path:[0-9a-f]{16}")
+PATH_SCOPE = re.compile(r"path:[0-9a-f]{32}")  # keyed: config.scope.keyed_path
+KEY = bytes(range(32))  # a home's key (config.files.forget_key)
 WIDGET = "github.com/acme/widget"
 # Git must neither read nor need the machine's own configuration.
 GIT_ENV = {
@@ -387,8 +388,8 @@ def test_git_remote_names_the_scope_from_any_subdirectory(tmp_path: Path) -> Non
     repo = make_repo(tmp_path / "Widget", "git@github.com:Acme/Widget.git")
     deep = repo / "src" / "widget" / "core"
     deep.mkdir(parents=True)
-    assert project_scope(repo) == WIDGET
-    assert project_scope(deep) == WIDGET
+    assert project_scope(repo, KEY) == WIDGET
+    assert project_scope(deep, KEY) == WIDGET
     assert project_root(deep) == repo
     assert load_settings(cwd=deep).project_scope == WIDGET
 
@@ -396,17 +397,17 @@ def test_git_remote_names_the_scope_from_any_subdirectory(tmp_path: Path) -> Non
 def test_clones_with_https_and_scp_urls_share_a_scope(tmp_path: Path) -> None:
     https = make_repo(tmp_path / "one", "https://user:token@github.com/acme/widget.git")
     scp = make_repo(tmp_path / "two", "git@github.com:Acme/Widget.git")
-    assert project_scope(https) == project_scope(scp) == WIDGET
+    assert project_scope(https, KEY) == project_scope(scp, KEY) == WIDGET
     other = make_repo(tmp_path / "three", "git@github.com:acme/widget-cli.git")
-    assert project_scope(other) == "github.com/acme/widget-cli"
+    assert project_scope(other, KEY) == "github.com/acme/widget-cli"
 
 
 def test_origin_is_preferred_to_other_remotes(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "fork")
     git(repo, "remote", "add", "aaa-upstream", "git@github.com:upstream/widget.git")
-    assert project_scope(repo) == "github.com/upstream/widget"
+    assert project_scope(repo, KEY) == "github.com/upstream/widget"
     git(repo, "remote", "add", "origin", "git@github.com:me/widget.git")
-    assert project_scope(repo) == "github.com/me/widget"
+    assert project_scope(repo, KEY) == "github.com/me/widget"
 
 
 def test_without_a_remote_the_scope_is_a_hash_of_the_directory(tmp_path: Path) -> None:
@@ -416,11 +417,11 @@ def test_without_a_remote_the_scope_is_a_hash_of_the_directory(tmp_path: Path) -
     plain_b = tmp_path / "plain-b"
     plain_a.mkdir()
     plain_b.mkdir()
-    scopes = [project_scope(no_remote), project_scope(plain_a), project_scope(plain_b)]
+    scopes = [project_scope(where, KEY) for where in (no_remote, plain_a, plain_b)]
     assert all(PATH_SCOPE.fullmatch(scope) for scope in scopes)
     assert len(set(scopes)) == 3
-    assert project_scope(no_remote / "sub") == scopes[0]
-    assert project_scope(plain_a) == scopes[1]  # stable
+    assert project_scope(no_remote / "sub", KEY) == scopes[0]
+    assert project_scope(plain_a, KEY) == scopes[1]  # stable
 
 
 @pytest.mark.parametrize("remote", ["git@github.com:Acme/Widget.git", None])
@@ -433,9 +434,9 @@ def test_a_worktree_shares_the_scope_of_its_main_repository(
     feature = (tmp_path / "feature").resolve()
     (feature / "src").mkdir()
     assert (feature / ".git").is_file()
-    assert project_scope(feature / "src") == project_scope(main)
+    assert project_scope(feature / "src", KEY) == project_scope(main, KEY)
     if remote:
-        assert project_scope(feature) == WIDGET
+        assert project_scope(feature, KEY) == WIDGET
     assert project_root(feature / "src") == feature  # its own project config
 
 
