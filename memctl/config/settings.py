@@ -257,7 +257,11 @@ def load_settings(
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
     project_file = project_root(cwd) / PROJECT_CONFIG
-    from memctl.config.files import NotOwned
+    from memctl.config.files import NotOwned, home_problem
+
+    problem = home_problem(home)
+    if problem:
+        raise ConfigError(problem)
 
     try:
         project, foreign = read_config_file(project_file, untrusted=True), ""

@@ -21,7 +21,7 @@ from typing import Any
 
 import apsw
 
-from memctl.config.files import open_private
+from memctl.config.files import home_problem, open_private
 from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
 from memctl.store import cjk
 from memctl.store.migrations import MIGRATIONS
@@ -128,6 +128,9 @@ class Database:
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
         """Open (creating if needed, private to this user) and migrate the database."""
+        problem = home_problem(path.parent)  # another user's, or every user's to write in
+        if problem:
+            raise StoreError(problem)
         with translated_errors(path):
             frozen = read_only(path)
             if not frozen:

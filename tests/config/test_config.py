@@ -18,7 +18,8 @@ from memctl.config.keys import KEYS, USER_KEYS, key_named
 from memctl.config.scope import normalise_remote, project_root, project_scope
 from memctl.config.settings import PROJECT_CONFIG, load_settings, read_config_file
 from memctl.config.writing import template, write_config_value
-from memctl.errors import ConfigError
+from memctl.errors import ConfigError, StoreError
+from memctl.store.database import Database
 from tests.conftest import run_cli
 
 DEFAULTS = {key.name: key.default for key in KEYS}
@@ -379,6 +380,30 @@ def test_ollama_host_loses_to_any_setting_of_the_key(home: Path, tmp_path: Path)
         load_settings(overrides={"ollama.host": "http://flag:4"}, environ=with_env).ollama_host
         == "http://flag:4"
     )
+
+
+def test_a_data_directory_another_user_owns_or_every_user_may_write_in_is_refused(
+    tmp_path: Path,
+) -> None:
+    """MEMCTL_HOME=/tmp/memctl, a folder another local user made first: their config.yaml
+    would say where this user's sessions go (an LLM endpoint, a sync remote), and a
+    memctl.db of theirs what this user's assistants are told. Refused, as the resident
+    process's folder is, before anything is read or written."""
+    home = tmp_path / "shared"
+    home.mkdir()
+    (home / "config.yaml").write_text("recall:\n  limit: 1\n", encoding="utf-8")
+    home.chmod(0o777)
+    with pytest.raises(ConfigError, match="may be written by every user"):
+        load_settings(home=home)
+    with pytest.raises(StoreError, match="may be written by every user"):
+        Database.open(home / "memctl.db")
+    assert not (home / "memctl.db").exists()
+    home.chmod(0o755)
+    assert load_settings(home=home).recall_limit == 1  # the user's own
+    if os.geteuid() == 0:  # only root can give a folder to another user
+        os.chown(home, 65534, 65534)
+        with pytest.raises(ConfigError, match="belongs to user 65534"):
+            load_settings(home=home)
 
 
 # --- scope --------------------------------------------------------------------------------
