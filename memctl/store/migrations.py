@@ -24,7 +24,7 @@ class Database(Protocol):
     def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
 
     @property
-    def path(self) -> Path: ...
+    def home(self) -> Path: ...
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -863,7 +863,7 @@ def m031_keyed_path_scopes(db: Database) -> None:
     }
     if not found:
         return
-    key = forget_key(db.path.parent)
+    key = forget_key(db.home)
     db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
     for (table, column), rows in found.items():
         for rowid, text in rows:

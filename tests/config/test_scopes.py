@@ -4,14 +4,17 @@ memories when its repository gets a remote (real git repositories, worktrees and
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import apsw
 import pytest
 
 from memctl.api.ingest import export
 from memctl.api.memory import Filters, ListRequest, RememberRequest, list_memories, remember
 from memctl.api.recall import RecallRequest, recall
+from memctl.api.sessions import forget
 from memctl.config import load_settings
 from memctl.config.files import forget_key
 from memctl.config.scope import GLOBAL_SCOPE, folder_scope, project_scope
@@ -229,6 +232,14 @@ def test_recall_from_a_directory_holding_nothing_searches_every_project(
 # A folder's scope is keyed: a copy of the store cannot confirm a guessed folder
 
 
+def _tuples(path: Path, sql: str) -> list[tuple[object, ...]]:
+    connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return list(connection.execute(sql))
+    finally:
+        connection.close()
+
+
 def _values_holding(ctx: Context, text: str) -> list[str]:
     """The tables of the store with a value holding ``text``."""
     tables = ctx.db.tuples("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -256,8 +267,12 @@ def test_a_folder_s_scope_is_keyed_and_an_older_store_export_and_sync_name_keep_
     writer.create(Memory(content="we ship the widget with make ship", scope=other), None)
     writer.rescope(other, plain)  # its update event names both scopes
     save_session(old, Session(id="s1", client="generic", scope=plain))
+    save_session(old, Session(id="s2", client="generic", scope=plain))
     old.set_meta(f"scope_alias:{other}", plain)
     connection.close()
+    backup = home / "backups" / "memctl-20260101T000000000000Z.db"  # made by that memctl
+    backup.parent.mkdir(mode=0o700)
+    shutil.copy(home / "memctl.db", backup)
 
     ctx = open_in(folder)
     scope = ctx.settings.project_scope
@@ -277,3 +292,7 @@ def test_a_folder_s_scope_is_keyed_and_an_older_store_export_and_sync_name_keep_
     assert _values_holding(ctx, plain) == []
 
     assert project_scope(folder, bytes(32)) not in (scope, plain)  # another home's key
+
+    forget(ctx, "s2")  # rewrites the backup: migrated with the store's key, not one of its own
+    assert not (backup.parent / "forget.key").exists()
+    assert _tuples(backup, "SELECT DISTINCT scope FROM sessions") == [(scope,)]
