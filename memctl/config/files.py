@@ -181,7 +181,7 @@ def home_problem(home: Path) -> str | None:
     there, or move this user's away). None when it is this user's, or is yet to be made."""
     try:
         info = os.stat(home)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # to be made (or its making fails, saying why)
         return None
     if info.st_uid != os.geteuid():
         return (
