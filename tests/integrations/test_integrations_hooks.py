@@ -19,7 +19,6 @@ import pytest
 
 from memctl.api.sessions import last_captured
 from memctl.config import load_settings
-from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.integrations import hooks
 from memctl.maintain.spawn import NICENESS
@@ -320,7 +319,7 @@ def test_cursor_hooks_and_backfill_store_a_real_conversation_once(
     shown = run_cli("install", "status", "--json", env={"HOME": str(user)})
     assert next(s for s in json.loads(shown.stdout) if s["client"] == "cursor")["captured"]
     count, scope, text, _ = session_text(conversation)
-    assert count == 9 and scope == project_scope(workspace)
+    assert count == 9 and scope == load_settings(cwd=workspace).project_scope
     assert text.startswith("Generate a file with all the HBO shows from the 90's in it\n")
     assert "[REDACTED]" not in text and "<user_query>" not in text
     assert "[tool WebSearch: HBO original series 1990s list complete]" in text
