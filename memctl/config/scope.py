@@ -14,18 +14,20 @@ import hmac
 import re
 from pathlib import Path
 
+from memctl.lazy_re import lazy
+
 GLOBAL_SCOPE = "global"
 LOCAL_REMOTE = "file:"  # the scope of a project whose remote is a directory: "file:<path>"
 PATH_SCOPE = "path:"  # the scope of a project with no remote: a digest of its folder
 # An older memctl's ``path:`` scope: 16 hexadecimal digits of a plain SHA-256 of the folder,
 # which anyone holding the database, a backup or an export could try a guessed folder on.
-PLAIN_PATH = re.compile(r"path:[0-9a-f]{16}")
+PLAIN_PATH = lazy(r"path:[0-9a-f]{16}")
 # hexadecimal digits of the keyed digest: twice the plain one's, so the two never meet (and
 # as many as the sync repository's name of the project, ``sync.layout.shared_scope``)
 KEYED_DIGITS = 32
 # A ``path:`` scope as ``keyed_path`` names it: its digits are the sync repository's name of
 # the project (``sync.layout.shared_scope`` of the plain one), so that name stays
-KEYED_PATH = re.compile(rf"{PATH_SCOPE}[0-9a-f]{{{KEYED_DIGITS}}}")
+KEYED_PATH = lazy(rf"{PATH_SCOPE}[0-9a-f]{{{KEYED_DIGITS}}}")
 
 
 def find_git_dir(start: Path) -> tuple[Path, Path] | None:
