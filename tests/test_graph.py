@@ -115,6 +115,12 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("Translated `Emergency Procedures` → `비상 절차` `See Also` → `참고`", {"See"}),
         ('Ran: npm test -- --run a.test.ts -t "Compaction Config"\n', {"Compaction Config"}),
         ("Project Structure /tmp/app/ ├── Justfile ├── pyproject.toml", {"Justfile"}),
+        # rules v11: a software's plan or part after it starts a cell or a clause, a title
+        # quoted, what a thing is reached by
+        ("| 1 | Cursor Bugbot (high) | Merge conflict markers in README.md |", {"Bugbot"}),
+        ("Claude Code v2.1.52 · Claude Max (basic plan)", {"Max", "Claude Max"}),
+        ('Tune it (adding a "Bass Enhancer" or "Loudness" effect)', {"Bass Enhancer"}),
+        ("The icons fail to appear when rEFInd is chain-loaded via Shim.", {"Shim"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -132,6 +138,8 @@ def test_people_called_or_greeted_in_conversation_are_still_found() -> None:
     }
     assert names("I watched LeBron on YouTube with Jon")["Jon"] == "person"
     assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "tool"  # a service
+    # a quoted sentence is no title: its people stay (rules v11 read a quoted title only)
+    assert names('Maria said "let me ask John Smith" and left')["John Smith"] == "person"
 
 
 @pytest.mark.parametrize(
@@ -581,6 +589,46 @@ def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: 
     assert {t for s, t in lines if s == "conventions"} == {"never log a token in plain text"}
     block = layered_context(ctx, scope, "shop", 2000).text()
     assert "never log a token" in block and "this file" not in block  # nor as a project fact
+
+
+def test_no_answer_sign_off_bug_report_or_replaced_check_is_a_profile_line(ctx: Context) -> None:
+    """The real sessions' profiles (s34): a later "no, ..." / "いや..." / "어 ..." answering the
+    assistant and a stop hook's "Stop now." as focus; a bug report, "don't stop until ..."
+    and a type checker a later one replaced as conventions."""
+    scope = "github.com/acme/port"
+    asked = (
+        "port the parser to Rust; no, set the working dir to /srv/app; "
+        "いや別にシンボリックリンクなくても読み込まれるよ; "
+        "어 그렇게 해줘. 그리고 가이드도 수정해줘; "
+        "I've reviewed my work and it's complete. Stop now.; 違うファイルを使ってテストを書いて"
+    )
+    digest = _digest(ctx, scope, "2026-11-29", asked, "keep the CLI in Python")
+    rules = (
+        "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
+        "导出的 Excel 里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式。",
+        "以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。",
+        "type checks run with `uv run pyright` (passed on 2026-10-14)",
+        "type checks run with `uv run ty check` (passed on 2026-11-13)",
+        "tests run with `pytest` (passed on 2026-11-10)",
+        "tests run with `npm test` (passed on 2026-11-12)",
+    )
+    for text in rules:
+        with ctx.db.atomic():
+            Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    with ctx.db.atomic():
+        replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00.000Z"))
+    lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, (scope,))}
+    assert {t for s, t in lines if s == "focus"} == {
+        "port the parser to Rust",  # the first request opens its session however it starts
+        "違うファイルを使ってテストを書いて",  # "a different file": no answer
+    }
+    assert lines[("focus", "port the parser to Rust")] == (digest.id,)
+    assert {t for s, t in lines if s == "conventions"} == {
+        "以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。",  # "from now on"
+        "type checks run with `uv run ty check` (passed on 2026-11-13)",
+        "tests run with `pytest` (passed on 2026-11-10)",  # two of one week both hold
+        "tests run with `npm test` (passed on 2026-11-12)",
+    }
 
 
 def test_index_is_idempotent(ctx: Context) -> None:

@@ -50,8 +50,11 @@ from memctl.retrieve.vocabulary import is_term
 # ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
 # writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b; a
 # throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``); a
-# "; " inside a command's brackets is the command's own ("(cd web; npm test)").
-RULES_VERSION = 10
+# "; " inside a command's brackets is the command's own ("(cd web; npm test)"); 11: a
+# quotation of capitalised words only is a title, as code is ("\"Bass Enhancer\""); a
+# capitalised word after a software name starting its sentence is a thing named with it
+# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim").
+RULES_VERSION = 11
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -154,6 +157,13 @@ PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 # A name owning what follows ("Steve Yegge's writing"): someone's, after "in" too.
 POSSESSIVE = lazy(r"['’]s\b")
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
+# What a thing is reached by, not a person or a place ("chain-loaded via Shim", "signed
+# using Sigstore"): a thing.
+THING_BEFORE = lazy(r"\b(?:via|using)\s+$", re.I)
+# A software name that starts its sentence, just before a capitalised word: a part or a
+# plan of that software ("· Claude Max", "| Cursor Bugbot |"), a thing named with it. The
+# sentence's first word is no name by itself, so the word after it was read alone.
+SOFTWARE_LEAD = lazy(r"(?<![\w.-])([A-Z][\w.+-]*) $")
 PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
 # Capitalised words that name no one: days (and their plurals: "deploys on Fridays" named
 # a person Fridays in the README's example graph), months, greetings, pronouns and the like.
@@ -232,7 +242,13 @@ CUT_ITEM = "…; "
 # files and commands (the last one too, cut or not). Their capitals name no one: a
 # heading quoted for translation ("`Things to Avoid`"), a test's name ("-t \"Compaction
 # Config\"").
-CODE_TEXT = lazy(r"`[^`\n]+`|^(?:Created|Edited|Ran): [^\n]*", re.M)
+# A quotation of capitalised words only is a title, a setting's or a heading's, quoted as
+# code is ("adding a \"Bass Enhancer\" or \"Loudness\" effect"); a quoted sentence is not.
+CODE_TEXT = lazy(
+    r"`[^`\n]+`|^(?:Created|Edited|Ran): [^\n]*|\"[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}\"|"
+    r"“[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}”",
+    re.M,
+)
 # What stands in for code in prose: a word in lower case, so the capitals on either side
 # make no one run of a name ("Ann `x` Lee" is not "Ann Lee").
 CODE_MARK = " _ "
@@ -516,12 +532,17 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
             continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
             continue
+        kind = "thing" if THING_BEFORE.search(before) else kind
         if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
             kind = "thing"
         if kind != "organisation" and any(canonical(w) for w in words):
             kind = "thing"  # "Github Action", "Python CLI": a part of the software named
         if kind in ("person", "place") and (_everyday(name) or _capitals(name)):
             continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
+        lead = SOFTWARE_LEAD.search(before)
+        if lead and canonical(lead.group(1)) and kind in ("person", "place"):
+            found.append(Entity(f"{lead.group(1)} {name}", "thing"))
+            continue
         if coded and kind != "thing":  # `See Also`, -t "Compaction Config": no one
             continue
         found.append(Entity(name, kind))

@@ -41,8 +41,9 @@ within the session start's L1 budget.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
@@ -52,7 +53,7 @@ from memctl.ingest.facts import abstract
 from memctl.ingest.tools import READ_ONLY
 from memctl.lazy_re import lazy
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.memories.one_off import REPLY, one_off
+from memctl.memories.one_off import REPLY, one_off, task_note
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
@@ -113,6 +114,26 @@ CHORES = frozenset(
     """commit commits push pull fetch merge rebase force normal continue proceed resume
     keep going go ahead git github origin main master branch""".split()
 )
+# Ending the session, not work of it: a focus line of these words, the chores' and function
+# words only ("I've reviewed my work and it's complete. Stop now.", "you can stop").
+SIGN_OFF = frozenset(
+    "stop stopped done complete completed finish finished review reviewed work".split()
+)
+# A later request that answers the assistant's last turn rather than asking anew, besides
+# ``REPLY``'s assessments: a no, a yes or a correction ("no, set the working dir to X", "but
+# you got rid of the descriptions", "I think you missed some places"; "いや別に…" and "違う、…"
+# (no, wrong), "어 해줘" (yeah, do it), "不对，…"). What it answers is the focus; a first
+# request opens its session however it starts. A word that only opens a longer word
+# ("違うファイル", a different file; "어떤", which; "对比", compare) is no answer.
+ANSWER = lazy(
+    r"^\W*(?:(?:no|nope|nah|wrong|but)\b|いや(?![\u3040-\u309f])|"
+    r"(?:違う|ちがう|うん|はい|ええ|不是|不对|对|好的|嗯|아니(?:요)?|아뇨|어|응|네)(?=[\s、。,，.!！]))|"
+    r"\byou (?:missed|forgot|broke|got rid of|removed|dropped)\b",
+    re.I,
+)
+# A check's fact (ingest/extract_actions.py): "type checks run with `uv run ty check` (passed
+# on 2025-07-13)": its purpose and its day.
+CHECK_FACT = lazy(r"^(.+?) with `[^`\n]+` \((?:passed|succeeded) on (\d{4}-\d{2}-\d{2})\)$")
 WRITER = "rules"
 LLM_WRITER = "llm"
 HOST_WRITER = "host"
@@ -190,8 +211,8 @@ def _request(text: str, replies: bool) -> bool:
     to one (any request but a session's first)."""
     said = words(text)
     short = not cjk_count(text) and len(said) < FOCUS_MIN_WORDS
-    chore = said <= CHORES | STOPWORDS
-    replied = replies and REPLY.search(text)
+    chore = said <= CHORES | SIGN_OFF | STOPWORDS
+    replied = replies and (REPLY.search(text) or ANSWER.search(text))
     return not (short or chore or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
 
 
@@ -225,11 +246,14 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
     for memory in _memories(db, scopes, (Category.PROFILE,)):
         lines["role"].append(_line("role", memory.content, [memory.id], at, scope))
     kinds = (Category.PREFERENCES, Category.PATTERNS)
-    for memory in _memories(db, scopes, kinds):
-        # a one-off instruction an older rules run filed as a rule is no convention either;
-        # what the user stored by hand (pinned) is theirs to word
+    rules = _memories(db, scopes, kinds)
+    replaced = _replaced(rules)
+    for memory in rules:
+        # a one-off instruction an older rules run filed as a rule is no convention either,
+        # nor a bug report; what the user stored by hand (pinned) is theirs to word
         if DIGEST_TAG not in memory.tags and (
-            memory.kind == Kind.PINNED or not one_off(memory.content)
+            memory.kind == Kind.PINNED
+            or not (one_off(memory.content) or task_note(memory.content) or memory.id in replaced)
         ):
             lines["conventions"].append(
                 _line("conventions", memory.content, [memory.id], at, scope)
@@ -248,6 +272,25 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
     return _said_once(lines)
 
 
+def _replaced(rules: list[Memory]) -> set[str]:
+    """The check facts another of the same purpose replaced: it passed more than
+    ``CURRENT_DAYS`` after them ("type checks run with `uv run pyright`" of June beside `uv run
+    ty check` of July). Two commands of one purpose run in the same week (a backend's and a
+    frontend's tests) both hold."""
+    days: dict[str, list[tuple[date, str]]] = {}
+    for memory in rules:
+        check = CHECK_FACT.match(memory.content)
+        if check:
+            day = date.fromisoformat(check.group(2))
+            days.setdefault(check.group(1), []).append((day, memory.id))
+    return {
+        memory_id
+        for runs in days.values()
+        for day, memory_id in runs
+        if max(runs)[0] - day > timedelta(days=CURRENT_DAYS)
+    }
+
+
 def _current(digest: Memory, newest: Memory) -> bool:
     """Whether ``digest``'s session is within ``CURRENT_DAYS`` of the scope's newest."""
     gap = parse_time(newest.created_at) - parse_time(digest.created_at)
@@ -263,7 +306,7 @@ def _belongs(section: str, part: str, opens: bool) -> bool:
         return False
     if section == "focus":
         return _request(part, replies=not opens)
-    return section != "decisions" or not one_off(part)
+    return section != "decisions" or not (one_off(part) or task_note(part))
 
 
 def _rewritten(answer: Any, ruled: list[ProfileLine]) -> list[ProfileLine]:
