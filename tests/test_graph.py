@@ -771,6 +771,14 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
         ("spotter", "edited", "lib/app.ex"),
         ("spotter", "edited", "/tmp/spotter-notes/x.md"),
     }
+    # ... and so is one a memory's prose names (rules v11), the absolute path its alias
+    prose = (
+        "Outcome: fixed /home/ann/src/spotter/lib/app.py (see `/home/ann/src/spotter/lib/app.py`)"
+    )
+    named = {e.name: e for e in entities(prose, "spotter")}
+    assert named["lib/app.py"].kind == "file" and len(named) == 1
+    assert named["lib/app.py"].spelled == ("/home/ann/src/spotter/lib/app.py",)
+    assert {e.name for e in entities(prose)} == {"/home/ann/src/spotter/lib/app.py"}
     # a "; " inside a command's brackets is the command's own, as in the profile's items
     subshell = "Ran: (cd web; npm test); mix test\n"
     assert said_of(subshell, "spotter") == {

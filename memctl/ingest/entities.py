@@ -53,7 +53,9 @@ from memctl.retrieve.vocabulary import is_term
 # "; " inside a command's brackets is the command's own ("(cd web; npm test)"); 11: a
 # quotation of capitalised words only is a title, as code is ("\"Bass Enhancer\""); a
 # capitalised word after a software name starting its sentence is a thing named with it
-# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim").
+# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim");
+# a file a memory names by its absolute path in its project is its path there (the absolute
+# one its alias), as a digest's files were since 8.
 RULES_VERSION = 11
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -576,8 +578,11 @@ def _unless_person(match: re.Match[str]) -> str:
     return match.group(0) if canonical(match.group(1)) is None else ""
 
 
-def entities(text: str) -> list[Entity]:
-    """Every entity ``text`` names, once each (by key), in the order of the rules."""
+def entities(text: str, project: str = "") -> list[Entity]:
+    """Every entity ``text`` names, once each (by key), in the order of the rules; a file
+    by its path in ``project`` (the directory its session ran in) when the text gives the
+    absolute one ("/Users/ann/shop/app/main.py" of shop is "app/main.py", as a digest's
+    files are named: one entity, not two, and no home directory in the graph)."""
     who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
     text = ADDRESSED.sub(_unless_person, CHECK_DAY.sub("", DIGEST_HEAD.sub("", text)))
     if cjk_count(text):
@@ -589,10 +594,18 @@ def entities(text: str) -> list[Entity]:
     found += [
         Entity(m.group(1).removesuffix(GIT_SUFFIX), "repository") for m in REPOSITORY.finditer(text)
     ]
-    found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
+    paths = [m.group(0) for m in FILE.finditer(text)]
+    for path in paths:
+        inside = _in_project(path, project)  # the absolute path stays its alias
+        found.append(Entity(inside, "file", (path,) if inside != path else ()))
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
-    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
-    found += [Entity(c, "command") for c in commands if not c.endswith(CUT) and c[0] != "-"]
+    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one;
+    # one that is only a path is that file
+    found += [
+        Entity(c, "command")
+        for c in commands
+        if not c.endswith(CUT) and c[0] != "-" and c not in paths
+    ]
     found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
@@ -691,7 +704,7 @@ def digest_items(text: str) -> list[str]:
 def _in_project(path: str, project: str) -> str:
     """A file of the project by its path in it: "/home/ann/src/shop/app/main.py" of shop is
     "app/main.py", the name its sessions' relative paths give it (one entity, not two)."""
-    inside = path.partition(f"/{project}/")[2]
+    inside = path.partition(f"/{project}/")[2] if project else ""
     return inside if path.startswith(("/", "~")) and inside else path
 
 
@@ -701,7 +714,7 @@ def triples(
     """The triples ``text`` states: first-person statements of its speaker (``user`` when
     it has none), short verb phrases between two entities of one sentence and, with a
     ``project``, what a coding fact says of it (``project_triples``)."""
-    known = entities(text)
+    known = entities(text, folder or project or "")
     who = speaker(text)
     subject = next((e for e in known if e.name == who), None) if who else Entity(user, "person")
     found: dict[tuple[str, str, str], Triple] = {}
