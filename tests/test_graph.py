@@ -631,6 +631,40 @@ def test_no_answer_sign_off_bug_report_or_replaced_check_is_a_profile_line(ctx: 
     }
 
 
+def test_a_languages_command_names_it_and_a_tool_of_most_projects_comes_last(
+    ctx: Context,
+) -> None:
+    """The real sessions' stacks (s34): spotter's had no Elixir (it runs `mix test`), repiq's
+    no Go (`go test ./...`), and Git, which most projects name, came first."""
+    texts = {
+        "github.com/acme/billing": [
+            "We commit with Git.",
+            "Git hooks run the formatter.",
+            "Pushed the branch with Git.",
+            "tests run with `mix test` (passed on 2026-11-20)",
+            "lint runs with `mix credo --strict` (passed on 2026-11-20)",
+            "Jobs run on Oban. Go ahead and mix the two queues.",
+        ],
+        "github.com/acme/api": ["We commit with Git.", "tests run with `go test ./...`"],
+        "github.com/acme/web": ["We commit with Git."],
+        "github.com/acme/docs": ["We commit with Git."],
+    }
+    for scope, said in texts.items():
+        for text in said:
+            with ctx.db.atomic():
+                Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    index_pending(ctx.db)
+    stacks = {
+        scope: [
+            x.text for x in written(ctx.db, scope, "2026-11-30T00:00:00Z") if x.section == "stack"
+        ]
+        for scope in texts
+    }
+    assert stacks["github.com/acme/billing"] == ["Elixir", "Oban", "Git"]
+    assert stacks["github.com/acme/api"] == ["Go", "Git"]
+    assert {e.name for e in entities("Go ahead and mix the two; we go on")} == set()
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")

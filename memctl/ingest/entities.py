@@ -55,7 +55,8 @@ from memctl.retrieve.vocabulary import is_term
 # capitalised word after a software name starting its sentence is a thing named with it
 # ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim");
 # a file a memory names by its absolute path in its project is its path there (the absolute
-# one its alias), as a digest's files were since 8.
+# one its alias), as a digest's files were since 8; "`mix test`" names Elixir and "`go test`"
+# Go (``RUN_BY``).
 RULES_VERSION = 11
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -115,6 +116,10 @@ CODE_NAME = (
     r"(?<=[`/]){0}(?!\w)|\({0}\)|(?<![\w.-]){0}"
     r"(?:[-@/]\w|\s+v?\d|\s+-{{1,2}}\w|\s+[\w./-]+\.[a-z]{{1,4}}\b)"
 )
+# A language's own command-line tool, run as a command: "`mix test`" is Elixir's, "`go test
+# ./...`" Go's (as "cargo" is Rust's above). Anywhere else the word is everyday English ("go
+# ahead", "mix the two"), so it names the language only as a command's first word.
+RUN_BY = {"go": "Go", "mix": "Elixir"}
 # More names of software, languages and services (simple-icons, GitHub linguist; the file's
 # header names the sources and their licences), kind "tool": one found in any case, or,
 # when an English word or a first name ("=Windows"), only as written. ``VOCABULARY`` wins.
@@ -456,8 +461,23 @@ def _named(alias: str, text: str) -> bool:
     )
 
 
+def _run_by(text: str) -> list[Entity]:
+    """The languages ``RUN_BY`` names: its word as the first of a command (a code span, a
+    ``$`` line, a digest's Ran: item)."""
+    runs = [(a or b) for a, b in COMMAND.findall(text)]
+    for line in DIGEST_WORK.finditer(text):
+        runs += digest_items(line.group(2)) if line.group(1) == "Ran" else []
+    firsts = {run.split()[0] for run in runs if run.split()}
+    return [_language(name) for word, name in RUN_BY.items() if word in firsts]
+
+
+def _language(name: str) -> Entity:
+    """The entity of a language ``RUN_BY`` names: the vocabulary's, or ``software.txt``'s."""
+    return Entity(name, VOCABULARY[name][0]) if name in VOCABULARY else Entity(name, SOFTWARE_KIND)
+
+
 def _vocabulary(text: str) -> list[Entity]:
-    found: list[Entity] = []
+    found: list[Entity] = _run_by(text)
     lowered = f" {key(PUNCTUATION.sub(' ', text))} "
     everyday = everyday_aliases()
     for alias, name in ALIASES.items():

@@ -68,6 +68,7 @@ from memctl.store.profile import (
     profile_scopes,
     replace_profile,
     stack_mentions,
+    stack_spread,
     stored_lines,
 )
 
@@ -90,6 +91,12 @@ STACK_SOURCES = 3  # memories cited for a stack line
 # of code (ingest/entities.py).
 CODE_KINDS = ("file", "command", "repository")
 STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
+# A tool half the store's projects or more name (Git, the assistant itself) sets none of
+# them apart: BM25's idf, log((N - n + 0.5) / (n + 0.5)), is at or below zero from n = N / 2.
+# It comes after the project's other tools. One that fewer than ``SPREAD_MIN`` projects
+# name is theirs however few the store holds (two related projects may share their tools).
+SPREAD_SHARE = 0.5
+SPREAD_MIN = 3
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 # The order lines are kept in when two say the same thing: focus (what was asked) last.
@@ -184,8 +191,11 @@ def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> P
     return ProfileLine(scope, section, abstract(text, LINE_CHARS), tuple(sources), WRITER, at)
 
 
-def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[ProfileLine]:
-    """The tools and services the scope's memories name most; a brand only simple-icons
+def _stack(
+    db: Database, scopes: tuple[str, ...], at: str, scope: str, spread: tuple[dict[str, int], int]
+) -> list[ProfileLine]:
+    """The tools and services the scope's memories name most, those most projects name
+    (``_everywhere``: Git, the assistant) after the others; a brand only simple-icons
     lists (YouTube, Sentry) only where a memory names it beside code (a file, a command, a
     repository), citing those memories: "I watched it on YouTube" is no stack."""
     found = stack_mentions(db, scopes, STACK_KINDS, PER_SECTION * STACK_CANDIDATES, CODE_KINDS)
@@ -194,7 +204,15 @@ def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[P
         cited = coded if brand_only(name) else ids
         if cited:
             lines.append(_line("stack", name, cited[:STACK_SOURCES], at, scope))
+    lines.sort(key=lambda x: _everywhere(x.text, spread) and scope != GLOBAL_SCOPE)
     return lines[:PER_SECTION]
+
+
+def _everywhere(name: str, spread: tuple[dict[str, int], int]) -> bool:
+    """Whether most of the store's projects name ``name`` (``SPREAD_SHARE`` of them, and
+    at least ``SPREAD_MIN``): it says nothing of one project."""
+    named, scopes = spread
+    return named.get(name, 0) >= max(SPREAD_MIN, SPREAD_SHARE * scopes)
 
 
 def _typed_command(text: str) -> bool:
@@ -239,8 +257,11 @@ def _repeats(a: frozenset[str], b: frozenset[str]) -> bool:
     return small >= REPEAT_MIN_WORDS and len(a & b) >= REPEAT_SHARE * small
 
 
-def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
-    """The profile of ``scope``, from its own memories, section by section."""
+def written(
+    db: Database, scope: str, at: str, spread: tuple[dict[str, int], int] | None = None
+) -> list[ProfileLine]:
+    """The profile of ``scope``, from its own memories, section by section; ``spread``:
+    ``stack_spread`` when the caller read it once for every scope."""
     scopes = (scope,)
     lines: dict[str, list[ProfileLine]] = {s: [] for s in SECTIONS}
     for memory in _memories(db, scopes, (Category.PROFILE,)):
@@ -258,7 +279,7 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
             lines["conventions"].append(
                 _line("conventions", memory.content, [memory.id], at, scope)
             )
-    lines["stack"] = _stack(db, scopes, at, scope)
+    lines["stack"] = _stack(db, scopes, at, scope, spread or stack_spread(db, STACK_KINDS))
     digests = MemoryFilter(scopes=scopes, tag=DIGEST_TAG, states=(State.ACTIVE,))
     latest = list_memories(db, digests, DIGESTS, "created")
     for memory in latest:
@@ -420,12 +441,13 @@ def host_kept(db: Database, scope: str) -> bool:
 def profile(m: Maintenance) -> TaskReport:
     report = m.report("profile")
     at = now_iso()
+    spread = stack_spread(m.db, STACK_KINDS)
     for scope in [GLOBAL_SCOPE, *(s for s in profile_scopes(m.db) if s != GLOBAL_SCOPE)]:
         if host_kept(m.db, scope):
             report.count("kept as the host wrote them")
             continue
         since = last_event(m.db)
-        ruled = written(m.db, scope, at)
+        ruled = written(m.db, scope, at, spread)
         lines = llm_written(m, ruled) or ruled
         with m.db.atomic():
             if m.overtaken(since, report):
