@@ -53,7 +53,8 @@ from memctl.retrieve.vocabulary import is_term
 # "; " inside a command's brackets is the command's own ("(cd web; npm test)"); 11: a
 # quotation of capitalised words only is a title, as code is ("\"Bass Enhancer\""); a
 # capitalised word after a software name starting its sentence is a thing named with it
-# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim");
+# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim"),
+# and so is a name in a list beside a software name ("PyTorch, TensorFlow or Flax");
 # a file a memory names by its absolute path in its project is its path there (the absolute
 # one its alias), as a digest's files were since 8; "`mix test`" names Elixir and "`go test`"
 # Go (``RUN_BY``).
@@ -167,6 +168,11 @@ ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
 # What a thing is reached by, not a person or a place ("chain-loaded via Shim", "signed
 # using Sigstore"): a thing.
 THING_BEFORE = lazy(r"\b(?:via|using)\s+$", re.I)
+# A name in a list beside a software name is of its kind, not a person ("None of PyTorch,
+# TensorFlow >= 2.0, or Flax have been found"): a thing. The item before (its version too)
+# and the item after, each joined by a comma, "or", "and" or "&".
+ITEM_BEFORE = lazy(r"([\w.+#-]+)(?:\s*[<>=!~^]=?\s*v?\d[\w.]*)?\s*(?:,|,?\s+(?:or|and|&))\s*$")
+ITEM_AFTER = lazy(r"\s*(?:,|,?\s+(?:or|and|&))\s+([\w.+#-]+)")
 # A software name that starts its sentence, just before a capitalised word: a part or a
 # plan of that software ("· Claude Max", "| Cursor Bugbot |"), a thing named with it. The
 # sentence's first word is no name by itself, so the word after it was read alone.
@@ -554,7 +560,9 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
             continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
             continue
-        kind = "thing" if THING_BEFORE.search(before) else kind
+        beside = ITEM_BEFORE.search(before), ITEM_AFTER.match(text, at + len(name))
+        listed = any(m and canonical(m.group(1)) for m in beside)  # "PyTorch, or Flax"
+        kind = "thing" if THING_BEFORE.search(before) or listed else kind
         if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
             kind = "thing"
         if kind != "organisation" and any(canonical(w) for w in words):
