@@ -122,6 +122,10 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ('Tune it (adding a "Bass Enhancer" or "Loudness" effect)', {"Bass Enhancer"}),
         ("The icons fail to appear when rEFInd is chain-loaded via Shim.", {"Shim"}),
         ("None of PyTorch, TensorFlow >= 2.0, or Flax have been found.", {"Flax"}),
+        # title case: after or starting with a participle, before a capitalised "Also"
+        ("— Supported Providerの下に、リンクを追加して", {"Provider", "Supported Provider"}),
+        ("docs(cli): add contribution links below Supported Providers", {"Supported Providers"}),
+        ("모범 사례 참고 (See Also) 3. 유지된 요소", {"See", "See Also"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -141,6 +145,9 @@ def test_people_called_or_greeted_in_conversation_are_still_found() -> None:
     assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "tool"  # a service
     # a quoted sentence is no title: its people stay (rules v11 read a quoted title only)
     assert names('Maria said "let me ask John Smith" and left')["John Smith"] == "person"
+    # names that end as participles do ("Sterling"), and that are no everyday words
+    met = names("Later Sterling Archer met Alfred Hitchcock at the lake")
+    assert met["Sterling Archer"] == met["Alfred Hitchcock"] == "person"
     # a list of people is no list of software (rules v11 read a name beside software only)
     listed = names("I went with Caroline and Melanie to the lake")
     assert listed["Caroline"] == listed["Melanie"] == "person"

@@ -55,6 +55,8 @@ from memctl.retrieve.vocabulary import is_term
 # capitalised word after a software name starting its sentence is a thing named with it
 # ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim"),
 # and so is a name in a list beside a software name ("PyTorch, TensorFlow or Flax");
+# a run of capitals after or starting with an everyday participle ("Supported Providers") or
+# before a capitalised function word ("(See Also)") is a heading, no one;
 # a file a memory names by its absolute path in its project is its path there (the absolute
 # one its alias), as a digest's files were since 8; "`mix test`" names Elixir and "`go test`"
 # Go (``RUN_BY``).
@@ -202,6 +204,12 @@ HEADING_WORD = lazy(r"[^\W_][\w'-]*")
 # are short or kept by other rules (a speaker, "works at").
 WORD_FORM = lazy(r"^[A-Z][a-z]{3,}(?:ed|ing|tion|sion|ment|ness|ance|ence|ure|ize|ise)s?$")
 MAX_NAME_WORDS = 3  # "Mary Ann Smith"; a longer run of capitals is a heading
+# Title case: a heading's run of capitals starts with an everyday participle ("Supported
+# Providers", "Getting Started": the first word of a sentence is read as none of a name, so
+# "Supported Provider..." named a person Provider), or goes on with a capitalised function
+# word of two letters or more ("(See Also)", "Back To Top"). Names do neither.
+PARTICIPLE = lazy(r"^[A-Z][a-z]{2,}(?:ed|ing)$")
+TITLE_WORD = lazy(r"\s+([A-Z][a-z]+)\b")
 # Words that end a first-person object without being part of it ("a class yesterday").
 # An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
 VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
@@ -570,6 +578,8 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
         if kind in ("person", "place") and (_everyday(name) or _capitals(name)):
             continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
         lead = SOFTWARE_LEAD.search(before)
+        if kind == "person" and _titled(name, lead.group(1) if lead else "", text, at):
+            continue
         if lead and canonical(lead.group(1)) and kind in ("person", "place"):
             found.append(Entity(f"{lead.group(1)} {name}", "thing"))
             continue
@@ -582,6 +592,15 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
         if m.group(1).lower() not in NOT_NAMES and not canonical(m.group(1))
     ]
     return found
+
+
+def _titled(name: str, lead: str, text: str, at: int) -> bool:
+    """Whether ``name`` is part of a heading in title case (``PARTICIPLE``, ``TITLE_WORD``):
+    after or starting with an everyday participle, or before a capitalised function word."""
+    first = name.split()[0]
+    participle = any(PARTICIPLE.match(w) and w.lower() in common_words() for w in (lead, first))
+    after = TITLE_WORD.match(text, at + len(name))
+    return bool(participle or after and after.group(1).lower() in STOPWORDS)
 
 
 def _cjk(text: str) -> list[Entity]:
