@@ -676,6 +676,26 @@ def test_a_languages_command_names_it_and_a_tool_of_most_projects_comes_last(
     assert {e.name for e in entities("Go ahead and mix the two; we go on")} == set()
 
 
+def test_every_projects_profile_is_read_latest_work_first(ctx: Context) -> None:
+    """The viewer's Profile page and `profile --all-scopes` listed projects in the order
+    maintain wrote them: the global profile first, then the latest work's project."""
+    from memctl.retrieve.profile import build_profile
+
+    days = {"github.com/acme/old": "2026-01-05", "github.com/acme/new": "2026-11-20"}
+    for scope, day in [*days.items(), ("global", "2026-06-01")]:
+        _digest(ctx, scope, day, "port the parser to Rust", "keep the CLI in Python")
+    for scope in ("github.com/acme/old", "global", "github.com/acme/new"):  # as maintain may
+        with ctx.db.atomic():
+            replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00Z"))
+    shown = build_profile(ctx, None, 20).written
+    assert list(dict.fromkeys(x.scope for x in shown)) == [
+        "global",
+        "github.com/acme/new",
+        "github.com/acme/old",
+    ]
+    assert [x.section for x in shown if x.scope == "global"] == ["focus", "decisions"]
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")
