@@ -608,7 +608,7 @@ def test_no_answer_sign_off_bug_report_or_replaced_check_is_a_profile_line(ctx: 
     and a type checker a later one replaced as conventions."""
     scope = "github.com/acme/port"
     asked = (
-        "port the parser to Rust; no, set the working dir to /srv/app; "
+        "port the parser to Rust\\ \\; no, set the working dir to /srv/app; "
         "いや別にシンボリックリンクなくても読み込まれるよ; "
         "어 그렇게 해줘. 그리고 가이드도 수정해줘; "
         "I've reviewed my work and it's complete. Stop now.; 違うファイルを使ってテストを書いて"

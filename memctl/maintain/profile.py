@@ -138,6 +138,9 @@ ANSWER = lazy(
     r"\byou (?:missed|forgot|broke|got rid of|removed|dropped)\b",
     re.I,
 )
+# Claude Code's line-end backslashes, typed to go on to the next line of a prompt ("not
+# supported by Chrome :(\ \"): the prompt's line breaks, not its text.
+LINE_END = lazy(r"(?:\s*\\)+\s*$")
 # A check's fact (ingest/extract_actions.py): "type checks run with `uv run ty check` (passed
 # on 2025-07-13)": its purpose and its day.
 CHECK_FACT = lazy(r"^(.+?) with `[^`\n]+` \((?:passed|succeeded) on (\d{4}-\d{2}-\d{2})\)$")
@@ -188,6 +191,7 @@ def _memories(
 
 
 def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> ProfileLine:
+    text = LINE_END.sub("", text)
     return ProfileLine(scope, section, abstract(text, LINE_CHARS), tuple(sources), WRITER, at)
 
 
