@@ -3,13 +3,15 @@
 By rules, from what the store holds (no model):
 
 - static: ``role`` (profile memories), ``stack`` (the tools and services the memories
-  mention most, from the knowledge graph; a brand only simple-icons lists, only where a
-  memory names it beside a file, a command or a repository), ``conventions``
-  (preferences and patterns, not a one-off instruction about the task at hand:
-  ``memories.one_off``);
+  mention most, from the knowledge graph, those most of the store's projects name after
+  the project's own; a brand only simple-icons lists, only where a memory names it beside
+  a file, a command or a repository), ``conventions`` (preferences and patterns, not a
+  one-off instruction about the task at hand, a bug report or "don't stop until ...":
+  ``memories.one_off``; nor a check's command a later one of its purpose replaced);
 - dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
   the newest: a request, not a command typed into the prompt, a pasted terminal line, a
-  two-word go-ahead, a chore such as "commit and push" or a later reply to the assistant),
+  two-word go-ahead, a chore such as "commit and push", a sign-off ("Stop now.") or a later
+  answer to the assistant: "great, but ...", "no, ...", "いや…"),
   ``open problems`` (what those digests left open), ``decisions`` (what the latest
   decided, newest first, no one-off instruction); no digest line holding a terminal's
   frame or banner, and a digest's item keeps a "; " inside its brackets or code.
@@ -331,7 +333,7 @@ def _belongs(section: str, part: str, opens: bool) -> bool:
         return False
     if section == "focus":
         return _request(part, replies=not opens)
-    return section != "decisions" or not (one_off(part) or task_note(part))
+    return section != "decisions" or not one_off(part)
 
 
 def _rewritten(answer: Any, ruled: list[ProfileLine]) -> list[ProfileLine]:

@@ -48,8 +48,9 @@ STANDING = lazy(
 )
 
 
-# Lines the profile offers as no convention or decision (maintain/profile.py ``task_note``),
-# though distillation keeps them as rules:
+# Lines the profile (maintain/profile.py) offers as no convention (``task_note``), though
+# distillation keeps them as rules (a decision may give such a reason: "X is broken, so we
+# use Y", and stays):
 # - a report of what is wrong now, which asks for a fix of this bug, not a rule: "导出的 Excel
 #   里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式" (the date format is wrong too, it should
 #   be ..., it is the US one now), "the export is broken" (not "doesn't work": a rule
