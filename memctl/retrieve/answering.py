@@ -57,9 +57,10 @@ SHORT_SENTENCE = 60
 # How far after a user's question its reply is looked for: the assistant's turn may come
 # after a tool's output or two; a user's message first means the question had none.
 REPLY_WITHIN = 3
-# A sentence the row's own text already holds more than this share of, as one run of words
-# (a digest quotes a turn cut with "…", a fact drops its "great, "), is not shown again.
-SAID_SHARE = 0.5
+# A sentence the row's own text holds as one run of words but for at most this many (a
+# fact drops its "great, ", a piece cut at ANSWER_CHARS ends in half a word) is not shown
+# again; one a digest quotes cut short with "…" is: its rest is what the row does not show.
+SAID_SLACK = 2
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,14 @@ def shown(pieces: list[str], best: int) -> str:
 
 
 def said_already(text: str, row: str) -> bool:
-    """Whether the row's own text holds more than SAID_SHARE of ``text``'s words as one run:
-    compared word by word, so markdown, spacing and a "…" cut do not hide it."""
+    """Whether the row's own text holds ``text``'s words as one run but for at most
+    SAID_SLACK of them: compared word by word, so markdown and spacing do not hide it."""
     words = WORD.findall(text.lower())
     have = WORD.findall(row.lower())
     if not words or not have:
         return False
     run = SequenceMatcher(None, words, have, autojunk=False).find_longest_match()
-    return run.size > SAID_SHARE * len(words)
+    return len(words) - run.size <= SAID_SLACK
 
 
 def reply_to(db: Database, key: str) -> str | None:

@@ -100,10 +100,14 @@ def test_a_users_question_gives_way_to_the_reply_after_it(
 
 
 def test_a_sentence_the_row_holds_already_is_told_by_its_words() -> None:
-    digest = "Session — CI; Outcome: **Run** `make release` to deploy the billing…"
-    assert said_already("Run make release to deploy the billing service on Fridays.", digest)
-    fact = "Prepare a focused plan with clear steps for tracking…"
+    digest = "Session — CI; Outcome: **Run** `make release` to deploy the billing service."
+    assert said_already("Run make release to deploy the billing service.", digest)
+    fact = "Prepare a focused plan with clear steps for tracking."
     assert said_already("great, prepare a focused plan with clear steps for tracking.", fact)
+    # a digest quoting it cut short does not show its rest
+    quoted = "Found: **Workflows**: - pr-review: code review on PRs - inline…"
+    said = "Workflows: pr-review: code review on PRs; inline-fix: fixes lint errors in place."
+    assert not said_already(said, quoted)
     assert not said_already("The threshold is 0.9 for the billing service.", digest)
 
 
