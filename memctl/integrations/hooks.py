@@ -331,27 +331,12 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
             pending.forget(settings.home, path)
         elif not deferred:
             pending.remember(settings.home, dataclasses.replace(entry, size=size))
-            _spawned_pending(settings, entry, result.report)
+            report = result.report
+            pending.mark_spawned(settings.home, entry, report.session_id, report.spawned)
     if deferred and settings.ingest_spawn_worker:
         from memctl.maintain.spawn import spawn
 
         spawn(settings, {})
-
-
-def _spawned_pending(settings: Any, parent: Any, report: Any) -> None:
-    """Mark pending the transcripts of the sub-agents the new messages started (Codex
-    runs no hook in a sub-agent's thread, nor in one the person resumes), under the
-    session that started them: this hook's recapture stores what each has said, and the
-    next hook, the worker or maintain what it says after."""
-    from memctl.ingest import pending
-
-    for thread in report.spawned:
-        found = REGISTRY[parent.client].find_transcript(thread)
-        if found and found != parent.path:
-            entry = dataclasses.replace(
-                parent, path=found, session_id=report.session_id, size=-1, seen=time.time()
-            )
-            pending.remember(settings.home, entry)
 
 
 def _format(client: str) -> str | None:

@@ -21,6 +21,7 @@ from memctl.api.sessions import last_captured
 from memctl.config import load_settings
 from memctl.config.scope import project_scope
 from memctl.context import Context
+from memctl.ingest import pending
 from memctl.integrations import hooks
 from memctl.maintain.spawn import NICENESS
 from memctl.store.sessions import count_sessions, get_session, messages_after
@@ -181,6 +182,35 @@ def test_a_codex_stop_stores_the_sub_agents_it_started_and_later_hooks_what_they
     with Context(load_settings()) as ctx:
         said = [m.content for m in messages_after(ctx.db, parent, 0)]
     assert said.count("What did the review find? SAY: @review") == 1  # the person's words
+
+
+def test_the_worker_stores_the_sub_agents_of_a_rollout_a_hook_left_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parent rollout too big for its hook (handed to the worker, or left to maintain):
+    the chunked capture marks the rollouts its ``spawn_agent`` results name, found beside
+    the parent's (not through $CODEX_HOME, which the worker may not have), and stores them
+    in the same run, under the parent's session."""
+    parent, agent = "01a22ce4-704d-7a62-8836-eae5b7053bd9", "01a22ce4-83e5-7ea2-a65f-f6b74e18ff02"
+    root = tmp_path / "codex" / "sessions"
+    (root / "2026" / "11" / "30").mkdir(parents=True)
+    (root / "2026" / "12" / "01").mkdir(parents=True)  # the sub-agent wrote after midnight
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "elsewhere"))
+    rollout = root / "2026" / "11" / "30" / f"rollout-2026-11-30T14-38-18-{parent}.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed.jsonl", rollout)
+    thread = root / "2026" / "12" / "01" / f"rollout-2026-11-30T14-38-23-{agent}.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed-subagent.jsonl", thread)
+    settings = load_settings()
+    left = pending.Pending(str(rollout), "codex", parent, str(tmp_path), -1, time.time(), "codex")
+    pending.remember(settings.home, left)  # as a hook marks a rollout it hands on
+    with Context(settings) as ctx:
+        done = pending.capture_grown(ctx, print)
+        said = [m.content for m in messages_after(ctx.db, parent, 0)]
+        assert count_sessions(ctx.db)[0] == 1
+    assert [Path(entry.path) for entry, _ in done] == [rollout, thread]
+    assert "[subagent] Review scripts/release.sh for ordering bugs, SLOWLY." in said
+    assert said.count("What did the review find? SAY: @review") == 1  # the person's words
+    assert pending.grown(settings.home, "", 1, None) == []  # each recorded as captured
 
 
 def test_opencode_plugin_payload_is_captured(
