@@ -300,7 +300,28 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
         raise NothingToCapture(f"transcript {path} does not exist (yet)")
     _capture_file(settings, client, path, _kept_id(session_id))
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
+        _catch_up(settings, client, skip=path)
         _recapture(settings, skip=path)
+
+
+def _catch_up(settings: Any, client: str, skip: str) -> None:
+    """At the client's first capture after ``memctl install`` wrote its hooks: mark pending
+    its transcripts that changed since (the recapture stores them). A client reads its
+    hooks as a session starts, so no hook ran in a session already running then, nor in
+    the Codex session in which the person trusted them (real runs of Codex 0.171)."""
+    since = hooks_state.installed_at(settings.home, client)
+    if since is None:
+        return
+    from memctl.ingest import pending
+    from memctl.integrations.backfill import find_transcripts
+
+    for target in find_transcripts(client, since):
+        if target.stored is None and str(target.path) != skip:
+            entry = pending.Pending(
+                str(target.path), client, None, str(settings.cwd), -1, time.time(), target.format
+            )
+            pending.remember(settings.home, entry)
+    hooks_state.clear_installed(settings.home, client)
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from memctl.api.sessions import last_captured
+from memctl.clients.base import Launcher, Where
 from memctl.config import load_settings
 from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.ingest import pending
-from memctl.integrations import hooks
+from memctl.integrations import hooks, setup
 from memctl.maintain.spawn import NICENESS
 from memctl.store.sessions import count_sessions, get_session, messages_after
 from tests.conftest import run_cli
@@ -211,6 +212,37 @@ def test_the_worker_stores_the_sub_agents_of_a_rollout_a_hook_left_to_it(
     assert "[subagent] Review scripts/release.sh for ordering bugs, SLOWLY." in said
     assert said.count("What did the review find? SAY: @review") == 1  # the person's words
     assert pending.grown(settings.home, "", 1, None) == []  # each recorded as captured
+
+
+def test_the_first_codex_capture_after_install_stores_the_session_no_hook_ran_in(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex reads its hooks as a session starts: the session in which the person trusted
+    them (at Codex 0.171's prompt, in its TUI) runs none. The first capture hook after
+    ``memctl install`` stores it too, once; a session over before the install stays out
+    (``ingest --backfill`` is for those)."""
+    codex_home = tmp_path / "codex"
+    day = codex_home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    earlier = day / "rollout-2025-10-02T14-21-07-0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex.jsonl", earlier)
+    an_hour_ago = time.time() - 3600
+    os.utime(earlier, (an_hour_ago, an_hour_ago))
+    where = Where(tmp_path / "user", None, {"CODEX_HOME": str(codex_home), "PATH": ""})
+    setup.install(setup.InstallRequest("codex", force=True), where, Launcher(("memctl",)), home)
+    trusting = day / "rollout-2026-11-30T11-58-33-01a22c52-2f5e-7272-bc87-24c106a88ffa.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171.jsonl", trusting)  # no hook ran in it
+    hooked = day / "rollout-2026-11-30T14-38-18-01a22ce4-704d-7a62-8836-eae5b7053bd9.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed.jsonl", hooked)
+    event = {"transcript_path": str(hooked), "cwd": str(tmp_path)}
+    hook(["codex", "Stop"], event, capsys)
+    ids = {"01a22c52-2f5e-7272-bc87-24c106a88ffa", "01a22ce4-704d-7a62-8836-eae5b7053bd9"}
+    assert {s for s in ids if stored(s)} == ids
+    assert not stored("0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57")
+    os.utime(earlier)  # changed now: a later hook does not catch up again
+    hook(["codex", "Stop"], event, capsys)
+    assert not stored("0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57")
 
 
 def test_opencode_plugin_payload_is_captured(
