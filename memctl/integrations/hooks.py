@@ -278,7 +278,9 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     session_id = session_id or payload.get("thread-id") or payload.get("sessionId")  # Copilot
     export = payload.get("export")  # OpenCode's plugin sends the session itself
     if isinstance(export, dict):
-        _capture_text(settings, client, json.dumps(export), _kept_id(session_id))
+        info = export.get("info")  # a sub-agent's (a task's) session: part of its parent's
+        parent = info.get("parentID") if isinstance(info, dict) else None
+        _capture_text(settings, client, json.dumps(export), _kept_id(parent or session_id))
         return
     # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
     # session. The session's own waits for its turn's end, which brings the sub-agent's

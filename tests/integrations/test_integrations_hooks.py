@@ -253,6 +253,13 @@ def test_opencode_plugin_payload_is_captured(
     payload = {"cwd": str(tmp_path), "session_id": session_id, "export": export}
     assert hook(["opencode", "session.idle"], payload, capsys) == ""
     assert stored(session_id) > 0
+    # a sub-agent's child session (OpenCode 1.18's task tool), which idles before its
+    # parent: stored with the parent, as a Codex sub-agent's rollout is
+    child = {**export, "info": {**export["info"], "id": "ses_child", "parentID": session_id}}
+    payload = {"cwd": str(tmp_path), "session_id": "ses_child", "export": child}
+    before = stored(session_id)
+    assert hook(["opencode", "session.idle"], payload, capsys) == ""
+    assert stored("ses_child") == 0 and stored(session_id) > before
 
 
 def test_hooks_record_when_they_fired(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
