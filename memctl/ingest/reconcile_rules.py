@@ -227,21 +227,22 @@ def same_case(fact: str, memory: str) -> bool:
 
 
 def _command_parts(text: str) -> tuple[str, bool, str, str] | None:
-    """(purpose, ran on a part only, language, command line) of a command fact."""
+    """(purpose, ran on a part only, language, program) of a command fact."""
     found = COMMAND_LINE.match(text)
     if found is None:
         return None
-    line = found.group("line")
-    words = command_steps(line)[-1].split()  # the last step does the work
+    step = command_steps(found.group("line"))[-1]  # the last step does the work
+    words = step.split()
     names = [w.rsplit("/", 1)[-1] for w in [*words[:1], *program_words(words)[:1]]]
     language = next((LANGUAGES[n] for n in reversed(names) if n in LANGUAGES), "")
-    return found.group("purpose"), bool(found.group("part")), language, line
+    return found.group("purpose"), bool(found.group("part")), language, shell_command(step).key
 
 
 def replaced_command(fact: str, memory: str) -> bool:
-    """``fact`` runs what ``memory``'s command ran (the same purpose, on the whole project,
-    in the same language) another way: "type checks run with `uv run ty check`" after
-    "type checks run with `uv run pyright`"."""
+    """``fact`` does what ``memory``'s command did (the same purpose, on the whole project,
+    in the same language) with another program: "type checks run with `uv run ty check`"
+    after "type checks run with `uv run pyright`". The same program run with other
+    arguments (``pytest -m unit``, ``go build ./...``) is another run of the same choice."""
     new, old = _command_parts(fact), _command_parts(memory)
     if new is None or old is None or new[1] or old[1] or not new[2]:
         return False

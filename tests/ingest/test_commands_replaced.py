@@ -48,10 +48,17 @@ def test_the_later_type_checker_replaces_the_earlier_whatever_order_they_are_rea
     ("later", "earlier", "replaced"),
     [
         ("type checks run with `uv run ty check`", "type checks run with `uv run pyright`", True),
+        ("tests run with `npx vitest run`", "tests run with `npx jest`", True),
+        # the same program with other arguments or through another runner: the same choice
         (
             "tests run with `uv run pytest`",
             "tests run with `source .venv/bin/activate && pytest`",
-            True,
+            False,
+        ),
+        (
+            "lint runs with `golangci-lint run ./pkg/providers/codexcli/`",
+            "lint runs with `golangci-lint run`",
+            False,
         ),
         ("tests run with `mix test`", "tests run with `mix test`", False),  # the same, seen again
         # another language's command may hold beside it (a Phoenix app's assets)
