@@ -24,7 +24,8 @@ from memctl.lazy_re import lazy
 #   until CI passes" stays a rule: it stops one step, not the work);
 # - a fault in the work in front of them, reported: "导出的 Excel 里日期格式也不对，应该是
 #   YYYY-MM-DD，现在是美国格式。" (the Excel's dates are wrong too: a bug for the next session
-#   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all).
+#   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all). Said of a thing:
+#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections.
 REPLY = lazy(
     r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
     r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
@@ -53,7 +54,7 @@ UNTIL_DONE = lazy(
 )
 FAULT = lazy(
     r"\b(?:is|are|was|were|looks|seems)(?: (?:still|also|all|now))? (?:wrong|broken|incorrect|"
-    r"not right|not working)\b|也?不对|错了|不正确|坏了|間違って|잘못됐",
+    r"not right|not working)\b|(?<=[^\W你您])也?(?:不对|错了|不正确|坏了)|間違って|잘못됐",
     re.I,
 )
 # ... unless it says in so many words that it holds beyond this task

@@ -159,6 +159,8 @@ def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
         # said in the same session stays one
         ("导出的 Excel 里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式。", "instruction"),
         ("以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。", "rule"),
+        # "wrong" said to the assistant, not of a thing: what follows is the rule
+        ("你错了，应该用 uv 管理依赖", "rule"),
     ],
 )
 def test_a_one_off_instruction_is_no_rule_unless_it_says_it_stands(
