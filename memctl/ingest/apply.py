@@ -7,7 +7,8 @@ so the memory keeps every message it was distilled from (``api.sessions.origins`
 SKIP changes nothing; its event names the fact's ``source`` as one more source of
 the memory it duplicates (so forgetting that memory's session keeps it).
 SUPERSEDE inserts the fact and marks the target superseded (invalidated_at,
-superseded_by; the row stays).
+superseded_by; the row stays); a fact said before its target was (an older session
+read late) is inserted already superseded by the target.
 SUPPORT inserts the fact, links it ``supports`` to the target and raises the
 target's confidence by ``reconcile.support_boost`` (at most 1).
 CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
@@ -30,7 +31,16 @@ from memctl.ingest.rule_sentences import sentences
 from memctl.ingest.run import Run
 from memctl.memories.operations import kept_tags
 from memctl.memories.questions import on_topic
-from memctl.model import Category, Kind, Memory, Relation, RelationType, State, content_hash
+from memctl.model import (
+    Category,
+    Kind,
+    Memory,
+    Relation,
+    RelationType,
+    State,
+    content_hash,
+    parse_time,
+)
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
 from memctl.store.graph import HOST as HOST_ORIGIN
@@ -146,8 +156,17 @@ def _stated_again(run: Run, decision: Decision, target: Memory) -> None:
 
 def _supersede(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
+    if _older(new, target):  # an older session read late: what it said is history at once
+        run.writer.supersede(new, target.id, "supersede", superseded_by=target.id)
+        run.writer.link(Relation(target.id, new.id, RelationType.SUPERSEDES))
+        return
     run.writer.supersede(target, new.id, "supersede", superseded_by=new.id)
     run.writer.link(Relation(new.id, target.id, RelationType.SUPERSEDES))
+
+
+def _older(new: Memory, target: Memory) -> bool:
+    """``new`` was said before ``target`` was (both dated by their sessions)."""
+    return parse_time(new.created_at) < parse_time(target.created_at)
 
 
 def _support(run: Run, decision: Decision, target: Memory) -> None:

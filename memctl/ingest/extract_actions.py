@@ -34,9 +34,9 @@ from memctl.ingest.rule_sentences import BULLET, INTRODUCES, QUESTION, sentences
 from memctl.ingest.run_scope import only_informs, run_scope
 from memctl.ingest.tools import (
     CHECKS,
-    QUOTED,
     Call,
     command_purpose,
+    command_steps,
     program_words,
     shell_command,
     tool_kind,
@@ -45,6 +45,7 @@ from memctl.lazy_re import lazy
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
 
+COMMAND_TAG = "command"  # the tag of a project command's fact
 COMMAND_IMPORTANCE = 0.7
 CASE_IMPORTANCE = 0.7
 # a tool result is the evidence: more certain than a sentence matched by a pattern
@@ -62,15 +63,6 @@ MIN_FINDING_CHARS = 30
 MIN_CJK_FINDING_CHARS = 12
 # programs that move files about: their arguments name what they touch ("rm -rf build dist")
 FILE_CHORES = frozenset("rm rmdir mv cp mkdir touch chmod chown ln".split())
-STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
-
-
-def _steps(command: str) -> list[str]:
-    """The steps of a command line joined by ``&&`` or ``;`` outside quotes."""
-    masked = QUOTED.sub(lambda quoted: "_" * len(quoted.group()), command)
-    cuts = [(m.start(), m.end()) for m in STEPS.finditer(masked)]
-    starts, ends = [0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(command)]
-    return [command[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -98,7 +90,7 @@ def _working_step(command: str) -> str:
     ``source .venv/bin/activate && pytest && git commit -m x`` -> ``source
     .venv/bin/activate && pytest``; "" when no step has one. A step that moves files about
     has none: ``rm -rf build`` names what it removes, it builds nothing."""
-    steps = _steps(command)
+    steps = command_steps(command)
     for n, step in enumerate(steps):
         words = program_words(step.split())
         if command_purpose(step) and words and words[0] not in FILE_CHORES:
@@ -112,7 +104,7 @@ def _fact(content: str, category: Category, tag: str, source: str, at: str) -> F
         content=content,
         category=category,
         tags=[tag],
-        importance=COMMAND_IMPORTANCE if tag == "command" else CASE_IMPORTANCE,
+        importance=COMMAND_IMPORTANCE if tag == COMMAND_TAG else CASE_IMPORTANCE,
         confidence=EVIDENCE_CONFIDENCE,
         source=source,
         created_at=at or None,
@@ -131,7 +123,7 @@ def _commands(calls: list[Call]) -> dict[str, CheckRun]:
             continue
         core = _working_step(command.core)
         purpose = command_purpose(core) if core and len(core) <= MAX_COMMAND else None
-        step = _steps(core)[-1]
+        step = command_steps(core)[-1]
         if purpose is None or "…" in core or only_informs(step):
             continue
         run = CheckRun(core, purpose[1], call, run_scope(step))
@@ -155,7 +147,7 @@ def _last_check_passed(calls: list[Call]) -> bool:
 def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
     """The facts a session's tool calls show (see the module's docstring)."""
     facts = [
-        _fact(run.text(purpose), Category.PATTERNS, "command", source, run.call.at)
+        _fact(run.text(purpose), Category.PATTERNS, COMMAND_TAG, source, run.call.at)
         for purpose, run in _commands(digest.calls).items()
     ]
     facts += [_fact(line, Category.CASES, "case", source, call.at) for line, call in digest.fixes]

@@ -6,7 +6,10 @@
    most ``reconcile.max_candidates`` distinct memories for the whole batch.
 2. Decide: the preference slot guard first (no LLM); a case a stored case states
    already (``reconcile_rules.same_case``) is SKIPped onto it, its session one more
-   source (no LLM: the two differ only in the command lines around the failure);
+   source (no LLM: the two differ only in the command lines around the failure); a
+   project command that runs what a stored one ran another way (``reconcile_rules.
+   replaced_command``: "type checks run with `uv run ty check`" after "… `uv run pyright`")
+   SUPERSEDEs it (no LLM: which is newer is a date, not a judgement);
    a fact with no candidate is CREATEd; the rest go to the LLM in one call, and whatever it
    leaves undecided (or when there is no LLM) to the rules.
 3. Enforce the rules no decision may break: profile facts MERGE into a
@@ -26,6 +29,7 @@ import numpy as np
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest import reconcile_llm, reconcile_rules
+from memctl.ingest.extract_actions import COMMAND_TAG
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.run import Run
 from memctl.memories.provenance import DIGEST_TAG
@@ -126,6 +130,25 @@ def _seen_case(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None
     return None
 
 
+def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
+    """A project command run another way than a stored one of the same purpose and
+    language: the project's way now, the stored one its history (SUPERSEDE)."""
+    if fact.category != Category.PATTERNS or COMMAND_TAG not in fact.tags:
+        return None
+    for memory, _ in pairs:
+        if COMMAND_TAG in memory.tags and reconcile_rules.replaced_command(
+            fact.content, memory.content
+        ):
+            return Decision(
+                Verdict.SUPERSEDE,
+                fact,
+                memory.id,
+                reason=f"runs what {memory.id[:8]} ran, another way",
+                by="rules",
+            )
+    return None
+
+
 def enforce(
     decision: Decision, best: tuple[Memory, float] | None, memories: dict[str, Memory], match: float
 ) -> Decision:
@@ -192,7 +215,11 @@ def decide(run: Run, facts: list[Fact]) -> list[Decision]:
     found = gather(run, facts)
     decided: dict[int, Decision] = {}
     for index, (fact, pairs) in enumerate(zip(facts, found.per_fact, strict=True)):
-        guarded = _guard(fact, pairs, s.reconcile_related_similarity) or _seen_case(fact, pairs)
+        guarded = (
+            _guard(fact, pairs, s.reconcile_related_similarity)
+            or _seen_case(fact, pairs)
+            or _replaced_command(fact, pairs)
+        )
         if guarded is not None:
             decided[index] = guarded
         elif not pairs:

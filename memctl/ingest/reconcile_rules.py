@@ -4,6 +4,11 @@ For a fact and its most similar stored memory (cosine similarity ``sim``):
 
 - nothing stored, or ``sim < reconcile.related_similarity``: CREATE;
 - ``sim >= reconcile.duplicate_similarity``, or the same text: SKIP;
+- a project's command for a purpose (``extract_actions``: "type checks run with `uv run
+  pyright`") and a later one for the same purpose, on the whole project, by another
+  program of the same language ("… with `uv run ty check`"): SUPERSEDE
+  (``replaced_command``): the project changed how it does that; a command of another
+  language (``npm test`` beside ``mix test``) may run beside it, and stays;
 - events and cases: CREATE (they are records, never rewritten), but a failure and its
   fix that a stored case states (``same_case``: the same program failed with the same
   error and was fixed the same way, "`git commit …` failed: … → fixed by adding
@@ -32,7 +37,7 @@ import re
 
 from memctl.config import Settings
 from memctl.ingest.facts import Decision, Fact, Verdict
-from memctl.ingest.tools import shell_command
+from memctl.ingest.tools import command_steps, program_words, shell_command
 from memctl.lazy_re import lazy
 from memctl.memories.statements import negated, normalised, replaced
 from memctl.model import Category, Memory
@@ -96,6 +101,36 @@ EXIT_STATUS = lazy(r"^exit -?\d+:\s*")  # the status a shell's error opens with
 # An error that says less than this (bare "exit 137:", "1 fail") names no failure of its own:
 # two such cases are not known to be one (the same program fails in many ways)
 MIN_CASE_ERROR_LETTERS = 20
+# A project command fact (``extract_actions.CheckRun.text``): its purpose, whether it ran on a
+# part only, the command line
+COMMAND_LINE = lazy(r"^(?P<purpose>[a-z][a-z ]+?)(?P<part>, on .+? only,)? with `(?P<line>[^`]+)`")
+# The language a check program (or the runner before it) belongs to: two commands of one
+# language for one purpose are one choice the project made (its tests run with pytest or
+# with `uv run pytest`; type checks with mypy, pyright or ty), two of different languages
+# may both hold (a Phoenix app's `mix test` and its assets' `npm test`). The programs are
+# those ``tools.PURPOSES`` and ``tools.RUNNERS`` name, with their languages' package managers.
+LANGUAGES = {
+    program: language
+    for language, programs in (
+        (
+            "python",
+            "python python3 pytest mypy pyright ty ruff black flake8 pylint pyre pytype tox nox "
+            "uv poetry pipenv hatch pdm isort",
+        ),
+        (
+            "javascript",
+            "npm pnpm yarn bun npx bunx node deno jest vitest mocha tsc eslint prettier",
+        ),
+        ("elixir", "mix"),
+        ("rust", "cargo rustfmt"),
+        ("go", "go gofmt golangci-lint"),
+        ("ruby", "bundle rake rspec rubocop ruby rails"),
+        ("php", "composer phpunit php"),
+        ("java", "gradle gradlew mvn mvnw"),
+        ("dotnet", "dotnet"),
+    )
+    for program in programs.split()
+}
 
 
 def words(text: str) -> set[str]:
@@ -189,6 +224,29 @@ def same_case(fact: str, memory: str) -> bool:
     hook and each made with `--no-verify`)."""
     parts = _case_parts(fact)
     return parts is not None and parts == _case_parts(memory)
+
+
+def _command_parts(text: str) -> tuple[str, bool, str, str] | None:
+    """(purpose, ran on a part only, language, program) of a command fact."""
+    found = COMMAND_LINE.match(text)
+    if found is None:
+        return None
+    step = command_steps(found.group("line"))[-1]  # the last step does the work
+    words = step.split()
+    names = [w.rsplit("/", 1)[-1] for w in [*words[:1], *program_words(words)[:1]]]
+    language = next((LANGUAGES[n] for n in reversed(names) if n in LANGUAGES), "")
+    return found.group("purpose"), bool(found.group("part")), language, shell_command(step).key
+
+
+def replaced_command(fact: str, memory: str) -> bool:
+    """``fact`` does what ``memory``'s command did (the same purpose, on the whole project,
+    in the same language) with another program: "type checks run with `uv run ty check`"
+    after "type checks run with `uv run pyright`". The same program run with other
+    arguments (``pytest -m unit``, ``go build ./...``) is another run of the same choice."""
+    new, old = _command_parts(fact), _command_parts(memory)
+    if new is None or old is None or new[1] or old[1] or not new[2]:
+        return False
+    return new[0] == old[0] and new[2] == old[2] and new[3] != old[3]
 
 
 def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) -> Decision:

@@ -42,6 +42,7 @@ PATCH_FILE = lazy(r"\*\*\* (Add|Update|Delete) File: (\S+)")
 SHELL_WRAPPER = lazy(r"^(?:\S*/)?(?:ba|z)?sh -l?c\s+")
 SEGMENTS = lazy(r"\s*(?:&&|\|\||[;|()])\s*")
 # a quoted string, or a quote left open where a note was cut
+STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 QUOTED = lazy(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
 ENV_ASSIGNMENT = lazy(r"^\w+=\S*$")
 LEADING_SETUP = lazy(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
@@ -324,6 +325,14 @@ def _opening(line: str, room: int) -> str:
         return ""
     first = SENTENCE_END.split(line, maxsplit=1)[0]
     return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+
+
+def command_steps(command: str) -> list[str]:
+    """The steps of a command line joined by ``&&`` or ``;`` outside quotes."""
+    masked = QUOTED.sub(lambda quoted: "_" * len(quoted.group()), command)
+    cuts = [(m.start(), m.end()) for m in STEPS.finditer(masked)]
+    starts, ends = [0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(command)]
+    return [command[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 def command_purpose(command: str) -> tuple[str, str] | None:

@@ -18,7 +18,14 @@ from memctl.lazy_re import lazy
 #   but ...", "the main idea is fine, however ...", "looks good, now ...");
 # - a pointer into the work in front of them: "this file", "the new file", "those tests",
 #   "step 3", "the final step", "we should support those". "This project" and "the tests"
-#   name no one piece of work, nor does "the new export files" (a kind of thing).
+#   name no one piece of work, nor does "the new export files" (a kind of thing);
+# - keep working until the task is done: "Don't stop until all functions are ported, tests
+#   pass, and you have 100% coverage." (claude-reliability's port session; "don't merge
+#   until CI passes" stays a rule: it stops one step, not the work);
+# - a fault in the work in front of them, reported: "导出的 Excel 里日期格式也不对，应该是
+#   YYYY-MM-DD，现在是美国格式。" (the Excel's dates are wrong too: a bug for the next session
+#   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all). Said of a thing:
+#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections.
 REPLY = lazy(
     r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
     r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
@@ -38,6 +45,16 @@ DEICTIC = lazy(
     r"options?)\b|\b(?:step|phase|option|stage)\s+#?\d+\b|"
     r"\b(?:final|next|last|first|previous) (?:step|phase|stage)\b|"
     r"\b(?:should|must|to|will|'ll|can)\s+\w+\s+(?:this|that|these|those)\b(?!\s*[\w-])",
+    re.I,
+)
+UNTIL_DONE = lazy(
+    r"\b(?:don't|do not) (?:stop|quit|give up|end|pause)\b.{0,60}?\b(?:until|till|before)\b|"
+    r"\b(?:keep going|keep working|carry on|continue) (?:until|till)\b",
+    re.I,
+)
+FAULT = lazy(
+    r"\b(?:is|are|was|were|looks|seems)(?: (?:still|also|all|now))? (?:wrong|broken|incorrect|"
+    r"not right|not working)\b|(?<=[^\W你您])也?(?:不对|错了|不正确|坏了)|間違って|잘못됐",
     re.I,
 )
 # ... unless it says in so many words that it holds beyond this task
@@ -77,7 +94,7 @@ def task_note(sentence: str) -> bool:
 
 
 def one_off(sentence: str) -> bool:
-    """A one-off instruction about the task at hand (``REPLY`` or ``DEICTIC``) that does not
-    say it holds beyond it (``STANDING``)."""
-    shaped = REPLY.search(sentence) or DEICTIC.search(sentence)
+    """A one-off instruction about the task at hand (``REPLY``, ``DEICTIC``, ``UNTIL_DONE``
+    or ``FAULT``) that does not say it holds beyond it (``STANDING``)."""
+    shaped = any(p.search(sentence) for p in (REPLY, DEICTIC, UNTIL_DONE, FAULT))
     return bool(shaped) and not STANDING.search(sentence)

@@ -148,6 +148,19 @@ def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
         ("Never edit these generated files by hand.", "rule"),
         ("We always name branches after the ticket.", "convention"),
         ("Great, but never push to main without a review.", "rule"),
+        # keep working until the task is done (DRMacIver/claude-reliability, MIT: its port
+        # session); one step held back until something holds is a rule
+        (
+            "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
+            "instruction",
+        ),
+        ("Don't merge until CI passes.", "rule"),
+        # a fault in the work reported, a bug to fix (the written zh-order session): the rule
+        # said in the same session stays one
+        ("导出的 Excel 里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式。", "instruction"),
+        ("以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。", "rule"),
+        # "wrong" said to the assistant, not of a thing: what follows is the rule
+        ("你错了，应该用 uv 管理依赖", "rule"),
     ],
 )
 def test_a_one_off_instruction_is_no_rule_unless_it_says_it_stands(
