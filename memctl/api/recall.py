@@ -371,9 +371,10 @@ class PromptContext:
 def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
     through and one memory weighs enough for a block nobody asked for (``prompt_items``),
-    less what the session was already given, within the prompt budget. Recalled for: what
-    the prompt asks (``asking.asked``: each question, not the token, log or code pasted
-    with it)."""
+    less what the session was already given, within the prompt budget (``within``: a long
+    memory shortened to what is left; recall's own pack stage would drop it and every
+    memory after it). Recalled for: what the prompt asks (``asking.asked``: each question,
+    not the token, log or code pasted with it)."""
     from memctl.retrieve.asking import asked, cased
     from memctl.retrieve.context_block import prompt_items, render_context, within
 
@@ -393,9 +394,9 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
             recall_scopes(ctx, request.scope),
             now=request.now,
             touch=False,  # given unasked is not recalled, as at session start
-            budget=budget,
             possible=0,  # a block nobody asked for holds clear matches only
             asking=request.session,
+            deeper=False,  # the block is fitted to its budget below (``within``): as with one
         )
         if result.run is not None:
             run = run or result.run

@@ -15,11 +15,13 @@ are never ingested again.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from memctl.memories.markdown import Headings
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
+from memctl.retrieve.fit import SHORTEST, shorten
 from memctl.retrieve.params import Params
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import Candidate
@@ -113,16 +115,29 @@ def prompt_items(
 
 
 def within(items: list[Recalled], budget: int, compact: bool, params: Params) -> list[Recalled]:
-    """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) that
-    fit its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its
-    token ``budget``, as recall's pack stage counts them; one question's are within both."""
+    """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) within
+    its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its token
+    ``budget``, as recall's pack stage counts them. One that does not fit what is left is
+    shortened to it (``fit.shorten``, as at session start), not dropped: a session's digest
+    is often longer than the whole budget, and it took every memory of the block away."""
     kept, used = [], 0
     for item in items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]:
-        used += ITEM_TOKENS + estimate_tokens(item.memory.content, params)
-        if used > budget:
+        text = item.memory.content
+        cost = ITEM_TOKENS + estimate_tokens(text, params)
+        room = budget - used
+        if cost > room >= SHORTEST:
+            text = shorten(text, room - ITEM_TOKENS, lambda t: estimate_tokens(t, params))
+            cost = ITEM_TOKENS + estimate_tokens(text, params)
+        if not text or cost > room:
             break
-        kept.append(item)
+        kept.append(item if text == item.memory.content else shortened(item, text))
+        used += cost
     return kept
+
+
+def shortened(item: Recalled, text: str) -> Recalled:
+    """``item`` showing ``text`` in its memory's stead (the memory itself is unchanged)."""
+    return replace(item, memory=replace(item.memory, content=text))
 
 
 def said_once(results: list[Recalled]) -> list[Recalled]:

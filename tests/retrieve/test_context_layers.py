@@ -352,6 +352,24 @@ def test_the_per_prompt_block_leaves_out_what_the_asking_session_said(ctx: Conte
     assert recall.prompt_context(ctx, PromptRequest(prompt, session="s1")).block == ""
 
 
+def test_a_per_prompt_block_shortens_a_digest_over_its_budget_not_drops_it(ctx: Context) -> None:
+    """A session's digest is often longer than the whole per-prompt budget: it is shortened
+    to what is left, as at session start. Recall's pack stage dropped it, and every memory
+    after it: a clear answer got no block."""
+    for other in ("We lint with ruff.", "The cache lives in Redis.", "Releases are on Fridays."):
+        remember(ctx, other)
+    steps = " ".join(f"Try {n}: the staging deploy failed on PostgreSQL 16." for n in range(40))
+    asked = "why does the staging deploy fail on PostgreSQL 16?"
+    long = remember(ctx, f"Session of 2026-05-02 (claude-code) Asked: {asked}\n{steps}")
+    budget = ctx.settings.context_prompt_budget
+    assert Tokens(ctx.settings).of(long.content) > budget
+    found = recall.prompt_context(ctx, PromptRequest(asked))
+    assert found.ids == [long.id]
+    assert f"Asked: {asked}" in found.block and "…" in found.block
+    lines = [line for line in found.block.splitlines() if line.startswith("- ")]
+    assert sum(Tokens(ctx.settings).of(line) for line in lines) <= budget
+
+
 def test_a_block_says_once_what_a_short_sessions_digest_and_message_both_say(
     make_ctx: Any,
 ) -> None:
