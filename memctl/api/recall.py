@@ -397,6 +397,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
             possible=0,  # a block nobody asked for holds clear matches only
             asking=request.session,
             deeper=False,  # the block is fitted to its budget below (``within``): as with one
+            sessions=True,  # messages ranked and labelled as `memctl recall` does (prompt_items)
         )
         if result.run is not None:
             run = run or result.run

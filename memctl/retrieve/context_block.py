@@ -96,18 +96,19 @@ def _label(heading: str) -> str:
 def prompt_items(
     result: RecallResult, shown: frozenset[str], compact: bool = False, session: str | None = None
 ) -> list[Recalled]:
-    """What the per-prompt hook adds for ``result``'s prompt: the memories recalled that the
-    session does not have (``shown``, and those distilled from ``session`` itself: its
-    digest and facts say what it holds already), at most PROMPT_LIMIT
-    (COMPACT_PROMPT_LIMIT when ``compact``), when one weighs PROMPT_FLOOR."""
+    """What the per-prompt hook adds for ``result``'s prompt: the clear memories and session
+    messages recalled that the session does not have (``shown``, and those of ``session``
+    itself: its messages, digest and facts are in its conversation already), at most
+    PROMPT_LIMIT (COMPACT_PROMPT_LIMIT when ``compact``), when one weighs PROMPT_FLOOR.
+    A message stands for itself: in a developer's store the answer is as often said in a
+    session's turn as in its digest or a fact (docs/benchmarks.md, "Why the per-prompt
+    hook gave so few real questions a block")."""
     if result.run is None:
         return []
     fresh = [
         r
         for r in result.clear
-        if not r.is_message
-        and r.memory.id not in shown
-        and not (session and r.memory.session_id == session)
+        if r.memory.id not in shown and not (session and r.memory.session_id == session)
     ]
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
