@@ -376,7 +376,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     memory after it). Recalled for: what the prompt asks (``asking.asked``: each question,
     not the token, log or code pasted with it)."""
     from memctl.retrieve.asking import asked, cased
-    from memctl.retrieve.context_block import prompt_items, render_context, within
+    from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     questions = [q[:PROMPT_CHARS] for q in asked(request.prompt.strip()[:ASKING_CHARS])]
@@ -405,7 +405,9 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
                 found.setdefault(item.memory.id, item)
     if run is None:
         return PromptContext("", [])
-    fresh = within(list(found.values()), budget, compact, run.params)
+    # each thing once (a message its digest in the block says) before the budget is spent,
+    # and the ids are what the block shows: the session is not given them again
+    fresh = within(said_once(list(found.values())), budget, compact, run.params)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)

@@ -180,12 +180,7 @@ def render_context(
     for label, items in groups.items():
         lines.append(f"## {label}")
         lines.extend(
-            memory_line(
-                item,
-                now,
-                YOU if item.is_message else origin(item.memory, hosts.get(item.memory.id)),
-            )
-            for item in items
+            memory_line(item, now, origin(item.memory, hosts.get(item.memory.id))) for item in items
         )
     if not results:
         lines.append("(no memories found)")
