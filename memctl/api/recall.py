@@ -371,11 +371,12 @@ class PromptContext:
 def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
     through and one memory weighs enough for a block nobody asked for (``prompt_items``),
-    less what the session was already given, within the prompt budget. Recalled for: what
-    the prompt asks (``asking.asked``: each question, not the token, log or code pasted
-    with it)."""
+    less what the session was already given, within the prompt budget (``within``: a long
+    memory shortened to what is left; recall's own pack stage would drop it and every
+    memory after it). Recalled for: what the prompt asks (``asking.asked``: each question,
+    not the token, log or code pasted with it)."""
     from memctl.retrieve.asking import asked, cased
-    from memctl.retrieve.context_block import prompt_items, render_context, within
+    from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     questions = [q[:PROMPT_CHARS] for q in asked(request.prompt.strip()[:ASKING_CHARS])]
@@ -393,9 +394,10 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
             recall_scopes(ctx, request.scope),
             now=request.now,
             touch=False,  # given unasked is not recalled, as at session start
-            budget=budget,
             possible=0,  # a block nobody asked for holds clear matches only
             asking=request.session,
+            deeper=False,  # the block is fitted to its budget below (``within``): as with one
+            sessions=True,  # messages ranked and labelled as `memctl recall` does (prompt_items)
         )
         if result.run is not None:
             run = run or result.run
@@ -403,7 +405,9 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
                 found.setdefault(item.memory.id, item)
     if run is None:
         return PromptContext("", [])
-    fresh = within(list(found.values()), budget, compact, run.params)
+    # each thing once (a message its digest in the block says) before the budget is spent,
+    # and the ids are what the block shows: the session is not given them again
+    fresh = within(said_once(list(found.values())), budget, compact, run.params)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)

@@ -32,6 +32,7 @@ from memctl.config.files import host_keys, known_sync_key
 from memctl.lazy_re import lazy
 from memctl.model import Memory, format_time, parse_time
 from memctl.store.database import Database
+from memctl.store.message_search import message_role
 from memctl.store.sync import HOST_ID, SyncFile, claimed_files
 
 YOU = "you"
@@ -67,7 +68,7 @@ DIGEST_TAG = "digest"
 
 def origin(memory: Memory, host: str | None = None) -> str:
     """Who a memory's text came from, in a word or two: ``you``, ``assistant``,
-    ``session``, ``import``, ``host <id>``."""
+    ``session``, ``import``, ``host <id>``; a session message, its speaker."""
     if host:
         return f"host {host[:8]}"
     source = memory.source
@@ -84,7 +85,8 @@ def origin(memory: Memory, host: str | None = None) -> str:
         return "assistant"
     if source == GRAPH_SOURCE:
         return "knowledge graph"
-    return YOU
+    role = message_role(memory)  # a session message as a record: its speaker
+    return role if role and role != "user" else YOU
 
 
 def fetches_and_runs(text: str) -> bool:

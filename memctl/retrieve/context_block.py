@@ -15,12 +15,14 @@ are never ingested again.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from memctl.memories.markdown import Headings
 from memctl.memories.privacy import kept_text
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
+from memctl.retrieve.fit import SHORTEST, shorten
 from memctl.retrieve.params import Params
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import Candidate
@@ -95,18 +97,19 @@ def _label(heading: str) -> str:
 def prompt_items(
     result: RecallResult, shown: frozenset[str], compact: bool = False, session: str | None = None
 ) -> list[Recalled]:
-    """What the per-prompt hook adds for ``result``'s prompt: the memories recalled that the
-    session does not have (``shown``, and those distilled from ``session`` itself: its
-    digest and facts say what it holds already), at most PROMPT_LIMIT
-    (COMPACT_PROMPT_LIMIT when ``compact``), when one weighs PROMPT_FLOOR."""
+    """What the per-prompt hook adds for ``result``'s prompt: the clear memories and session
+    messages recalled that the session does not have (``shown``, and those of ``session``
+    itself: its messages, digest and facts are in its conversation already), at most
+    PROMPT_LIMIT (COMPACT_PROMPT_LIMIT when ``compact``), when one weighs PROMPT_FLOOR.
+    A message stands for itself: in a developer's store the answer is as often said in a
+    session's turn as in its digest or a fact (docs/benchmarks.md, "Why the per-prompt
+    hook gave so few real questions a block")."""
     if result.run is None:
         return []
     fresh = [
         r
         for r in result.clear
-        if not r.is_message
-        and r.memory.id not in shown
-        and not (session and r.memory.session_id == session)
+        if r.memory.id not in shown and not (session and r.memory.session_id == session)
     ]
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
@@ -114,16 +117,29 @@ def prompt_items(
 
 
 def within(items: list[Recalled], budget: int, compact: bool, params: Params) -> list[Recalled]:
-    """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) that
-    fit its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its
-    token ``budget``, as recall's pack stage counts them; one question's are within both."""
+    """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) within
+    its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its token
+    ``budget``, as recall's pack stage counts them. One that does not fit what is left is
+    shortened to it (``fit.shorten``, as at session start), not dropped: a session's digest
+    is often longer than the whole budget, and it took every memory of the block away."""
     kept, used = [], 0
     for item in items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]:
-        used += ITEM_TOKENS + estimate_tokens(item.memory.content, params)
-        if used > budget:
+        text = item.memory.content
+        cost = ITEM_TOKENS + estimate_tokens(text, params)
+        room = budget - used
+        if cost > room >= SHORTEST:
+            text = shorten(text, room - ITEM_TOKENS, lambda t: estimate_tokens(t, params))
+            cost = ITEM_TOKENS + estimate_tokens(text, params)
+        if not text or cost > room:
             break
-        kept.append(item)
+        kept.append(item if text == item.memory.content else shortened(item, text))
+        used += cost
     return kept
+
+
+def shortened(item: Recalled, text: str) -> Recalled:
+    """``item`` showing ``text`` in its memory's stead (the memory itself is unchanged)."""
+    return replace(item, memory=replace(item.memory, content=text))
 
 
 def said_once(results: list[Recalled]) -> list[Recalled]:
@@ -168,12 +184,7 @@ def render_context(
     for label, items in groups.items():
         lines.append(f"## {label}")
         lines.extend(
-            memory_line(
-                item,
-                now,
-                YOU if item.is_message else origin(item.memory, hosts.get(item.memory.id)),
-            )
-            for item in items
+            memory_line(item, now, origin(item.memory, hosts.get(item.memory.id))) for item in items
         )
     if not results:
         lines.append("(no memories found)")

@@ -1,4 +1,4 @@
-"""Shortening a memory to the tokens left for it in a session's start block.
+"""Shortening a memory to the tokens left for it in a session's start block or a prompt's.
 
 A memory that does not fit is not dropped whole: it keeps the first sentence of each of
 its lines (so each list item, each digest section), then as many of the following
@@ -19,6 +19,8 @@ SENTENCE_END = lazy(r"(?<![0-9])[.!?]\s+|[。！？；]\s*|;\s+")
 
 # The fewest tokens a line's first sentence is cut to when the lines share the budget.
 MIN_SHARE = 12
+# The fewest tokens worth shortening a memory to: fewer say nothing (a few words).
+SHORTEST = 16
 
 Cost = Callable[[str], int]
 

@@ -291,6 +291,7 @@ def recall(
     named: dict[str, str] | None = None,
     asking: str | None = None,
     answers: Parts | None = None,
+    deeper: bool = True,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
@@ -303,6 +304,8 @@ def recall(
     name), weighed as the current project's. ``asking``: the session the question comes
     from (``with_latest``). ``answers``: each row standing for messages names its member's
     part that answers (``answering.py``: only for rows read).
+    ``deeper``: a limit the search cannot fill is filled from a deeper one (``deeper_rows``;
+    not with a ``budget``, nor for a block fitted to one afterwards: it is not a page).
     """
     run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
@@ -311,7 +314,7 @@ def recall(
         run.translation = translation_of(run)
     wanted = run.params.possible if possible is None else possible
     rows = ranked(run, wanted)
-    if len(rows) < run.limit and not run.searched_out and budget is None:
+    if len(rows) < run.limit and not run.searched_out and budget is None and deeper:
         rows += deeper_rows(run, rows, wanted)
     if touch:
         touch_results(run, [Recalled.of(c) for c in rows if c.clear])

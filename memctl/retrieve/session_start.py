@@ -42,7 +42,7 @@ from memctl.memories.provenance import (
 )
 from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
-from memctl.retrieve.fit import shorten
+from memctl.retrieve.fit import SHORTEST, shorten
 from memctl.retrieve.identity import identity_paths, read_identity
 from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
@@ -62,8 +62,6 @@ ITEM_TOKENS = 6  # the bullet, the age and the line break
 REPEAT_CHARS = 20
 PER_SECTION = 12  # memories read per section: more than a layer's budget holds
 DIGESTS = 3  # latest session digests read for L2
-# The fewest tokens worth shortening a memory to: fewer say nothing (a few words).
-SHORTEST = 16
 # The share of L2 a session's own facts may take before its digest (the rest is the digest's).
 OWN_FACTS_SHARE = 0.5
 # Written profile sections whose line restates its one memory: that memory is not repeated.
