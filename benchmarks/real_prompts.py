@@ -11,10 +11,10 @@ prompt. Those of ``MIN_LINES`` lines or more carry what people paste, and for ea
 report counts what ``asking.asked`` leaves for recall (the details list each prompt and
 what is asked, to judge by hand).
 
-The pastes: ``PASTES``, the pasted part of 31 of those prompts, marked by hand (session,
+The pastes: ``PASTES``, the pasted part of 30 of those prompts, marked by hand (session,
 user turn, first and last line): terminal sessions, build and CI logs, browser consoles,
 JavaScript, Node, Svelte and Python test traces, tsc and ESLint errors, a diff, CSS and
-TypeScript files, a manual page, a documentation page, a HAR file, a Markdown file. Each
+TypeScript files, a manual page, a documentation page, a HAR file. Each
 dev question of ``benchmarks.real_questions`` (the ``real`` split's store, from its
 session's project, as the hook asks) is asked plain and with each paste of its half,
 after the question and before it; each unrelated prompt of ``benchmarks.injection`` plain,

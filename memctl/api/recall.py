@@ -375,11 +375,14 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     memory shortened to what is left; recall's own pack stage would drop it and every
     memory after it). Recalled for: what the prompt asks (``asking.asked``: each question,
     not the token, log or code pasted with it)."""
+    from memctl.memories.injected import strip_injected
     from memctl.retrieve.asking import asked, cased
     from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
-    questions = [q[:PROMPT_CHARS] for q in asked(request.prompt.strip()[:ASKING_CHARS])]
+    # what a client wrapped into the prompt (an IDE's copy of a file) is nobody's question
+    typed = strip_injected(request.prompt[:ASKING_CHARS]).text
+    questions = [q[:PROMPT_CHARS] for q in asked(typed)]
     if not questions[0] or not ctx.settings.db_path.exists():
         return PromptContext("", [])
     compact = ctx.settings.context_compact if request.compact is None else request.compact

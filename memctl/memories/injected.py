@@ -96,6 +96,9 @@ INJECTIONS: tuple[Injection, ...] = (
         r"context\..*\Z",
     ),
     _rule("claude-code", "interrupted", r"\[Request interrupted by user[^\]]*\]"),
+    # its IDE extension's copy of a file the person @-mentions, after their words (a real
+    # fresh2 session): the file's text, not what they said or asked
+    _rule("claude-code", "ide", r'<context\s+ref="[^"]*"\s*>.*?(?:</context\s*>|\Z)'),
     # Cursor: what it attaches to a prompt (its system prompt names these wrappers)
     _rule("cursor", "attachments", _block("attached_files")),
     _rule("cursor", "attachments", _block("image_files")),

@@ -108,6 +108,24 @@ def test_the_per_prompt_block_says_no_password_of_the_prompt_back(
     assert "Zebrafinch" not in block
 
 
+def test_an_ide_copy_of_a_mentioned_file_is_not_what_the_prompt_asks(ctx: Context) -> None:
+    """Claude Code's IDE extension copies an @-mentioned file after the person's words
+    (``<context ref="file://...">``): its sentences were asked as theirs, and an unrelated
+    question got a block about the file."""
+    fact = "We deploy a release with make release from the main branch."
+    remember(ctx, fact)
+    attached = (
+        '\n<context ref="file:///home/u/repo/RELEASE.md">\n# Release\n\n'
+        "We deploy a release with make release from the main branch.\n</context>"
+    )
+    unrelated = recall.prompt_context(
+        ctx, PromptRequest(f"What is the boiling point of mercury?{attached}")
+    )
+    assert unrelated.block == ""
+    asking = recall.prompt_context(ctx, PromptRequest(f"{QUESTION}{attached}")).block
+    assert fact in asking and "context ref" not in asking
+
+
 def test_two_questions_of_one_prompt_each_bring_their_memory(ctx: Context) -> None:
     deploy = "We deploy a release with make release from the main branch."
     staging = "The staging cluster runs k3s on the office rack."
