@@ -65,6 +65,7 @@ from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.stale import stale
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
+from memctl.retrieve.turns import Shown, turns
 from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id
@@ -291,6 +292,7 @@ def recall(
     named: dict[str, str] | None = None,
     asking: str | None = None,
     answers: Parts | None = None,
+    calls: Shown | None = None,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
@@ -302,7 +304,8 @@ def recall(
     one was offered, not confirmed. ``named``: the projects the question names (scope ->
     name), weighed as the current project's. ``asking``: the session the question comes
     from (``with_latest``). ``answers``: each row standing for messages names its member's
-    part that answers (``answering.py``: it embeds sentences, so only for rows read).
+    part that answers (``answering.py``: it embeds sentences, so only for rows read);
+    ``calls``: a message row names its turn's call that answers (``turns.py``), likewise.
     """
     run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
@@ -321,6 +324,8 @@ def recall(
         r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
     }
     answered = answering(run, members, answers) if answers else {}
+    messages = [r.memory for r in results if r.is_message]
+    answered |= turns(run, messages, calls) if calls else {}
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)
