@@ -301,10 +301,11 @@ def take_in(
     sessions: list[dict[str, Any]],
     others: Path | None,
     beside: Path | None = None,
-) -> tuple[dict[str, str], list[str]]:
-    """Ingest every session by the default path: session id -> session file, and the
-    sessions memctl could not read, each with why. ``beside``: another split's sessions,
-    in their own projects, in the same store."""
+) -> tuple[dict[str, set[str]], list[str]]:
+    """Ingest every session by the default path: session id -> its session files (a
+    sub-agent's file is stored with its parent's session: Codex's rollout, OpenCode's task
+    session), and the sessions memctl could not read, each with why. ``beside``: another
+    split's sessions, in their own projects, in the same store."""
     entries = [(directory, s, s["project"]) for s in sessions]
     if beside is not None:
         entries += [
@@ -313,7 +314,8 @@ def take_in(
     if others is not None:
         more = read_json(others / "manifest.json")["sessions"]
         entries += [(others, s, Path(s["file"]).stem) for s in more]
-    files, unread = {}, []
+    files: dict[str, set[str]] = {}
+    unread = []
     for where, entry, project in entries:
         request = IngestRequest(
             transcript=str(where / entry["file"]), client=entry["client"], scope=project, wait=True
@@ -325,11 +327,11 @@ def take_in(
             # recalled, as for a user; its questions count as asked and not found
             unread.append(f"{entry['file']}: {error}")
             continue
-        files[report.session_id] = entry["file"]
+        files.setdefault(report.session_id, set()).add(entry["file"])
     return files, unread
 
 
-def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> list[Hit]:
+def hits_of(ctx: Context, results: list[Recalled], files: dict[str, set[str]]) -> list[Hit]:
     """The results as hits: each with the session files it comes from."""
     memories = [r.memory for r in results if not r.is_message]
     came = origins(ctx, memories) if memories else {}
@@ -337,7 +339,7 @@ def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> lis
     for result in results:
         row = result.to_dict()
         ids = {row.get("session_id")} | {o.session_id for o in came.get(result.memory.id, [])}
-        sessions = frozenset(files[i] for i in ids if i in files)
+        sessions = frozenset(f for i in ids if i in files for f in files[i])
         digest = not result.is_message and DIGEST_TAG in result.memory.tags
         # the row shows its text and, under it, its member's part that answers ("from")
         shown = [str(row.get("content") or ""), *([row["from"]["text"]] if row["from"] else [])]
@@ -346,7 +348,7 @@ def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> lis
 
 
 def ask(
-    ctx: Context, question: Question, scope: str, scoping: str, files: dict[str, str]
+    ctx: Context, question: Question, scope: str, scoping: str, files: dict[str, set[str]]
 ) -> Answer:
     everywhere = scoping == "everywhere"
     request = RecallRequest(

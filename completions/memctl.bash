@@ -23,8 +23,8 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since --stored --all-scopes -n --limit --sort -f --format --json -h --help"
-            valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
+            opts="-s --scope --kind --category --state -t --tag --since --stored --session --all-scopes -n --limit --sort -f --format --json -h --help"
+            valopts="-s --scope --kind --category --state -t --tag --since --session -n --limit --sort -f --format"
             ;;
         "update")
             opts="--text -t --tag -i --importance --category --json -h --help"
@@ -72,7 +72,8 @@ _memctl_spec() {
             valopts="-C --context"
             ;;
         "sessions forget")
-            opts="--with-copies -y --yes --json -h --help"
+            opts="--with-copies -y --yes --as --json -h --help"
+            valopts="--as"
             ;;
         "status")
             opts="--json -h --help"
@@ -103,8 +104,8 @@ _memctl_spec() {
             valopts="-t --type"
             ;;
         "graph")
-            opts="-s --scope --all-scopes --json -h --help"
-            valopts="-s --scope"
+            opts="-s --scope --all-scopes -p --page --json -h --help"
+            valopts="-s --scope -p --page"
             ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"

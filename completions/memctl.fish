@@ -70,6 +70,7 @@ complete -c memctl -n '__fish_seen_subcommand_from list' -l state -x -d 'Repeata
 complete -c memctl -n '__fish_seen_subcommand_from list' -s t -l tag -x -d 'Only memories with this tag.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l since -x -d 'Since an ISO date or a span like 7d, 12h, 2w, by the memory\'s own date (when its source was said).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l stored -d '--since counts from when memctl stored it instead.'
+complete -c memctl -n '__fish_seen_subcommand_from list' -l session -x -d 'Those distilled from this session (its id or a unique prefix).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l all-scopes -d 'Every scope: list\'s default already (recall\'s is the project).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s n -l limit -x -d 'How many (default list.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l sort -x -d 'One of: created, updated, importance, accessed, oldest.'
@@ -181,6 +182,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 # memctl sessions forget
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l with-copies -d 'Also forget the verbatim copies of its messages in other sessions (a resumed or forked conversation repeats them).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s y -l yes -d 'Do not ask for confirmation.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l as -x -d 'session or message: what REF is, when it names both a session (an id holding \'#\') and a message of another.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
 
@@ -227,6 +229,7 @@ complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show
 # memctl graph
 complete -c memctl -n '__fish_seen_subcommand_from graph' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -l all-scopes -d 'Every scope.'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s p -l page -x -d 'An entity\'s relations, 500 a page.'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
 

@@ -462,6 +462,7 @@ def store_at_version(home: Path, version: int) -> tuple[Any, Any]:
     the code under test opens the file (and migrates the rest)."""
     import apsw
 
+    from memctl.store import cjk
     from memctl.store.database import Database, sqlite_vec_path
     from memctl.store.migrations import MIGRATIONS
 
@@ -470,6 +471,7 @@ def store_at_version(home: Path, version: int) -> tuple[Any, Any]:
     connection = apsw.Connection(str(path))
     connection.enable_load_extension(True)
     connection.load_extension(sqlite_vec_path())
+    cjk.register(connection)  # the tokenizer of m028 on
     old = Database(connection, path)
     for migration in MIGRATIONS[:version]:
         migration(old)

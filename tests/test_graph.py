@@ -115,6 +115,17 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("Translated `Emergency Procedures` → `비상 절차` `See Also` → `참고`", {"See"}),
         ('Ran: npm test -- --run a.test.ts -t "Compaction Config"\n', {"Compaction Config"}),
         ("Project Structure /tmp/app/ ├── Justfile ├── pyproject.toml", {"Justfile"}),
+        # rules v11: a software's plan or part after it starts a cell or a clause, a title
+        # quoted, what a thing is reached by
+        ("| 1 | Cursor Bugbot (high) | Merge conflict markers in README.md |", {"Bugbot"}),
+        ("Claude Code v2.1.52 · Claude Max (basic plan)", {"Max", "Claude Max"}),
+        ('Tune it (adding a "Bass Enhancer" or "Loudness" effect)', {"Bass Enhancer"}),
+        ("The icons fail to appear when rEFInd is chain-loaded via Shim.", {"Shim"}),
+        ("None of PyTorch, TensorFlow >= 2.0, or Flax have been found.", {"Flax"}),
+        # title case: after or starting with a participle, before a capitalised "Also"
+        ("— Supported Providerの下に、リンクを追加して", {"Provider", "Supported Provider"}),
+        ("docs(cli): add contribution links below Supported Providers", {"Supported Providers"}),
+        ("모범 사례 참고 (See Also) 3. 유지된 요소", {"See", "See Also"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -132,6 +143,14 @@ def test_people_called_or_greeted_in_conversation_are_still_found() -> None:
     }
     assert names("I watched LeBron on YouTube with Jon")["Jon"] == "person"
     assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "tool"  # a service
+    # a quoted sentence is no title: its people stay (rules v11 read a quoted title only)
+    assert names('Maria said "let me ask John Smith" and left')["John Smith"] == "person"
+    # names that end as participles do ("Sterling"), and that are no everyday words
+    met = names("Later Sterling Archer met Alfred Hitchcock at the lake")
+    assert met["Sterling Archer"] == met["Alfred Hitchcock"] == "person"
+    # a list of people is no list of software (rules v11 read a name beside software only)
+    listed = names("I went with Caroline and Melanie to the lake")
+    assert listed["Caroline"] == listed["Melanie"] == "person"
 
 
 @pytest.mark.parametrize(
@@ -583,6 +602,100 @@ def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: 
     assert "never log a token" in block and "this file" not in block  # nor as a project fact
 
 
+def test_no_answer_sign_off_bug_report_or_replaced_check_is_a_profile_line(ctx: Context) -> None:
+    """The real sessions' profiles (s34): a later "no, ..." / "いや..." / "어 ..." answering the
+    assistant and a stop hook's "Stop now." as focus; a bug report, "don't stop until ..."
+    and a type checker a later one replaced as conventions."""
+    scope = "github.com/acme/port"
+    asked = (
+        "port the parser to Rust\\ \\; no, set the working dir to /srv/app; "
+        "いや別にシンボリックリンクなくても読み込まれるよ; "
+        "어 그렇게 해줘. 그리고 가이드도 수정해줘; "
+        "I've reviewed my work and it's complete. Stop now.; 違うファイルを使ってテストを書いて"
+    )
+    digest = _digest(ctx, scope, "2026-11-29", asked, "keep the CLI in Python")
+    rules = (
+        "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
+        "导出的 Excel 里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式。",
+        "以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。",
+        "type checks run with `uv run pyright` (passed on 2026-10-14)",
+        "type checks run with `uv run ty check` (passed on 2026-11-13)",
+        "tests run with `pytest` (passed on 2026-11-10)",
+        "tests run with `npm test` (passed on 2026-11-12)",
+    )
+    for text in rules:
+        with ctx.db.atomic():
+            Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    with ctx.db.atomic():
+        replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00.000Z"))
+    lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, (scope,))}
+    assert {t for s, t in lines if s == "focus"} == {
+        "port the parser to Rust",  # the first request opens its session however it starts
+        "違うファイルを使ってテストを書いて",  # "a different file": no answer
+    }
+    assert lines[("focus", "port the parser to Rust")] == (digest.id,)
+    assert {t for s, t in lines if s == "conventions"} == {
+        "以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。",  # "from now on"
+        "type checks run with `uv run ty check` (passed on 2026-11-13)",
+        "tests run with `pytest` (passed on 2026-11-10)",  # two of one week both hold
+        "tests run with `npm test` (passed on 2026-11-12)",
+    }
+
+
+def test_a_languages_command_names_it_and_a_tool_of_most_projects_comes_last(
+    ctx: Context,
+) -> None:
+    """The real sessions' stacks (s34): spotter's had no Elixir (it runs `mix test`), repiq's
+    no Go (`go test ./...`), and Git, which most projects name, came first."""
+    texts = {
+        "github.com/acme/billing": [
+            "We commit with Git.",
+            "Git hooks run the formatter.",
+            "Pushed the branch with Git.",
+            "tests run with `mix test` (passed on 2026-11-20)",
+            "lint runs with `mix credo --strict` (passed on 2026-11-20)",
+            "Jobs run on Oban. Go ahead and mix the two queues.",
+        ],
+        "github.com/acme/api": ["We commit with Git.", "tests run with `go test ./...`"],
+        "github.com/acme/web": ["We commit with Git."],
+        "github.com/acme/docs": ["We commit with Git."],
+    }
+    for scope, said in texts.items():
+        for text in said:
+            with ctx.db.atomic():
+                Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    index_pending(ctx.db)
+    stacks = {
+        scope: [
+            x.text for x in written(ctx.db, scope, "2026-11-30T00:00:00Z") if x.section == "stack"
+        ]
+        for scope in texts
+    }
+    assert stacks["github.com/acme/billing"] == ["Elixir", "Oban", "Git"]
+    assert stacks["github.com/acme/api"] == ["Go", "Git"]
+    assert {e.name for e in entities("Go ahead and mix the two; we go on")} == set()
+
+
+def test_every_projects_profile_is_read_latest_work_first(ctx: Context) -> None:
+    """The viewer's Profile page and `profile --all-scopes` listed projects in the order
+    maintain wrote them: the global profile first, then the latest work's project."""
+    from memctl.retrieve.profile import build_profile
+
+    days = {"github.com/acme/old": "2026-01-05", "github.com/acme/new": "2026-11-20"}
+    for scope, day in [*days.items(), ("global", "2026-06-01")]:
+        _digest(ctx, scope, day, "port the parser to Rust", "keep the CLI in Python")
+    for scope in ("github.com/acme/old", "global", "github.com/acme/new"):  # as maintain may
+        with ctx.db.atomic():
+            replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00Z"))
+    shown = build_profile(ctx, None, 20).written
+    assert list(dict.fromkeys(x.scope for x in shown)) == [
+        "global",
+        "github.com/acme/new",
+        "github.com/acme/old",
+    ]
+    assert [x.section for x in shown if x.scope == "global"] == ["focus", "decisions"]
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")
@@ -723,6 +836,14 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
         ("spotter", "edited", "lib/app.ex"),
         ("spotter", "edited", "/tmp/spotter-notes/x.md"),
     }
+    # ... and so is one a memory's prose names (rules v11), the absolute path its alias
+    prose = (
+        "Outcome: fixed /home/ann/src/spotter/lib/app.py (see `/home/ann/src/spotter/lib/app.py`)"
+    )
+    named = {e.name: e for e in entities(prose, "spotter")}
+    assert named["lib/app.py"].kind == "file" and len(named) == 1
+    assert named["lib/app.py"].spelled == ("/home/ann/src/spotter/lib/app.py",)
+    assert {e.name for e in entities(prose)} == {"/home/ann/src/spotter/lib/app.py"}
     # a "; " inside a command's brackets is the command's own, as in the profile's items
     subshell = "Ran: (cd web; npm test); mix test\n"
     assert said_of(subshell, "spotter") == {

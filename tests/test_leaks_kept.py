@@ -19,6 +19,7 @@ from mcp import Client
 
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
+from memctl.config.scope import keyed_scope
 from memctl.context import Context
 from memctl.ingest.graph import index_pending
 from memctl.maintain.forgetting import forget_session
@@ -97,11 +98,18 @@ def _plain(scope: str) -> str:
 
 
 def _folder_scopes(tmp_path: Path) -> tuple[str, str]:
-    """A project cloned from a folder, and one with no remote (``config.scope.path_scope``:
-    a plain SHA-256 of its folder)."""
+    """A project cloned from a folder, and one with no remote as an older memctl named it
+    (``config.scope.folder_scope``: a plain SHA-256 of its folder; a store keys it)."""
     folder = f"{tmp_path}/home/alice/acme-layoffs"
     digest = hashlib.sha256(folder.encode()).hexdigest()[: layout.LOCAL_DIGITS]
     return f"file:{tmp_path}/home/alice/clients-acme/app.git", f"path:{digest}"
+
+
+def _sent_as_before(ctx: Context, scopes: tuple[str, ...]) -> Callable[[str, bytes], str]:
+    """``layout.shared_scope`` as an older memctl had it: the repository's name of each of
+    ``scopes`` (as that memctl named them) for the scope ``ctx``'s store has for it."""
+    named = {keyed_scope(s, ctx.settings.scope_key): _plain(s) for s in scopes}
+    return lambda scope, key: named.get(scope, scope)
 
 
 def test_a_project_named_by_a_folder_reaches_teammates_by_no_name_a_path_can_be_tried_on(
@@ -121,10 +129,12 @@ def test_a_project_named_by_a_folder_reaches_teammates_by_no_name_a_path_can_be_
     memories = [
         shared(laptop, f"the acme job {n} runs weekly", scope=s) for n, s in enumerate(scopes)
     ]
+    here = [m.scope for m in memories]  # the no-remote one keyed with the laptop's key
+    assert here[1] != scopes[1] and here[1] == keyed_scope(scopes[1], laptop.settings.scope_key)
     for ctx in (laptop, desk, teammate):
         sync_api.sync(ctx, sync_api.SyncRequest())
     said = history(remote) + _paths(remote)
-    assert [quote(_plain(s)) in said for s in scopes] == [False, False]
+    assert [quote(_plain(s)) in said for s in (*scopes, *here)] == [False] * 4
     assert "clients-acme" not in said
     for memory in memories:  # another home's key: the project is not known there by name
         assert re.fullmatch(r"local:[0-9a-f]{32}", _scope_of(teammate, memory.id))
@@ -132,13 +142,16 @@ def test_a_project_named_by_a_folder_reaches_teammates_by_no_name_a_path_can_be_
     memory_api.update(desk, memory_api.UpdateRequest(memories[0].id, "the acme job runs daily"))
     sync_api.sync(desk, sync_api.SyncRequest())
     sync_api.sync(laptop, sync_api.SyncRequest())
-    assert [_scope_of(laptop, m.id) for m in memories] == list(scopes)  # left in place
+    assert [_scope_of(laptop, m.id) for m in memories] == here  # left in place
     with monkeypatch.context() as older:  # a teammate's older memctl, the project its own
-        older.setattr(outgoing, "shared_scope", lambda scope, key: _plain(scope))
-        theirs = shared(desk, "the acme repo uses tabs", scope=scopes[0])
+        older.setattr(outgoing, "shared_scope", _sent_as_before(desk, scopes))
+        theirs = [
+            shared(desk, f"the acme repo {n} uses tabs", scope=s) for n, s in enumerate(scopes)
+        ]
         sync_api.sync(desk, sync_api.SyncRequest())
     sync_api.sync(laptop, sync_api.SyncRequest())
-    assert _scope_of(laptop, theirs.id) == scopes[0]
+    assert _scope_of(laptop, theirs[0].id) == scopes[0]
+    assert _scope_of(laptop, theirs[1].id) == here[1]  # the same folder: the same project
     for ctx in (laptop, desk, teammate):
         ctx.close()
 
@@ -155,17 +168,18 @@ def test_a_teammate_edits_a_project_an_older_memctl_sent_under_its_path_scope_in
         sync_api.init(ctx, str(remote))
     scope = _folder_scopes(tmp_path)[1]
     with monkeypatch.context() as older:
-        older.setattr(outgoing, "shared_scope", lambda scope, key: scope)
+        older.setattr(outgoing, "shared_scope", _sent_as_before(laptop, (scope,)))
         memory = shared(laptop, "the acme job runs weekly", scope=scope)
         sync_api.sync(laptop, sync_api.SyncRequest())
+    assert quote(scope) in _paths(remote)
     sync_api.sync(bob, sync_api.SyncRequest())
-    assert _scope_of(bob, memory.id) == scope
+    assert _scope_of(bob, memory.id) == keyed_scope(scope, bob.settings.scope_key)  # not plain
     memory_api.update(bob, memory_api.UpdateRequest(memory.id, "the acme job runs daily"))
     sync_api.sync(bob, sync_api.SyncRequest())
     assert [p for p in _paths(remote).split() if memory.id in p and quote(scope) not in p] == []
     sync_api.sync(laptop, sync_api.SyncRequest())
     assert memory_api.get(laptop, memory.id).memory.content == "the acme job runs daily"
-    assert _scope_of(laptop, memory.id) == scope
+    assert _scope_of(laptop, memory.id) == memory.scope
     for ctx in (laptop, bob):
         ctx.close()
 
@@ -190,7 +204,7 @@ def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
     for n, scope in enumerate(scopes):
         shared(laptop, f"the acme job {n} runs weekly", scope=scope)
     with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(outgoing, "shared_scope", lambda scope, key: _plain(scope))
+        older.setattr(outgoing, "shared_scope", _sent_as_before(laptop, scopes))
         sync_api.sync(laptop, sync_api.SyncRequest())
     with laptop.db.atomic():
         laptop.db.set_meta(pipeline.META_SCOPES, "")  # nor did it mark that it names none

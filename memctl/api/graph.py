@@ -6,7 +6,7 @@ asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
@@ -20,13 +20,17 @@ from memctl.store.graph import (
     entity_in_scopes,
     get_entity,
     graph_counts,
+    mentioned_in,
     triples_touching,
 )
 
 # Entities listed when a name matches several, or when none is given.
 LISTED = 20
-# Relations shown at most for one entity.
+# Relations shown at most for one entity, a page (a hub's thousands: the next pages).
 RELATIONS = 500
+# The memories that mention an entity named at most (an entity with no relation, the most
+# mentioned ones included, was shown as "no relations yet" and nothing more).
+MENTIONS = 50
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,20 @@ class EntityGraph:
     entity: GraphEntity
     relations: list[GraphTriple]  # live ones: active, stated by an active memory
     history: list[GraphTriple]  # superseded, or stated only by superseded memories
+    page: int = 1  # of RELATIONS relations each: live ones first, then history
+    more: bool = False  # a next page holds more of them
+    mentioned: list[str] = field(default_factory=list)  # memory ids, at most MENTIONS
+    mentioned_more: bool = False  # more memories mention it
 
     def to_dict(self) -> dict[str, object]:
         return {
             "entity": self.entity.__dict__,
             "relations": [t.to_dict() for t in self.relations],
             "history": [t.to_dict() for t in self.history],
+            "page": self.page,
+            "more": self.more,
+            "mentioned": self.mentioned,
+            "mentioned_more": self.mentioned_more,
         }
 
 
@@ -57,6 +69,7 @@ class GraphRequest:
     entity: str | None = None  # None: the most mentioned entities
     scope: str | None = None  # None: the current project and global
     all_scopes: bool = False
+    page: int = 1  # an entity's relations, RELATIONS a page
 
 
 def find_entity(ctx: Context, name: str, scopes: tuple[str, ...] | None = None) -> GraphEntity:
@@ -87,9 +100,29 @@ def find_entity(ctx: Context, name: str, scopes: tuple[str, ...] | None = None) 
 def entity_graph(ctx: Context, request: GraphRequest) -> EntityGraph:
     scopes = recall_scopes(ctx, request.scope, request.all_scopes)
     entity = find_entity(ctx, request.entity or "", scopes)
-    every = triples_touching(ctx.db, [entity.id], False, RELATIONS, scopes)
-    live = [t for t in every if t.live]
-    return EntityGraph(entity, live, [t for t in every if not t.live])
+    if request.page < 1:
+        raise UsageError(f"page takes a number from 1, not {request.page}")
+    offset = (request.page - 1) * RELATIONS
+    # one row past the page tells whether a next one holds more
+    every = triples_touching(ctx.db, [entity.id], False, RELATIONS + 1, scopes, offset=offset)
+    shown = every[:RELATIONS]
+    if not shown and request.page > 1:
+        raise NotFoundError(
+            f"{entity.name} has no relations on page {request.page} ({RELATIONS} a page)"
+        )
+    live = [t for t in shown if t.live]
+    more = len(every) > RELATIONS
+    mentioned = mentioned_in(ctx.db, entity.id, MENTIONS + 1, scopes)  # one past: more
+    history = [t for t in shown if not t.live]
+    return EntityGraph(
+        entity,
+        live,
+        history,
+        request.page,
+        more,
+        mentioned[:MENTIONS],
+        len(mentioned) > MENTIONS,
+    )
 
 
 def summary(ctx: Context, request: GraphRequest) -> GraphSummary:

@@ -156,9 +156,11 @@ class Filters:
     tag: str | None = None
     since: str | None = None  # an ISO date or a span like 7d
     stored: bool = False  # since counts from when memctl stored it, not the memory's own date
+    session: str | None = None  # a session's id or unique prefix: those distilled from it
 
     def any(self) -> bool:
-        return any((self.scope, self.kinds, self.categories, self.states, self.tag, self.since))
+        given = (self.scope, self.kinds, self.categories, self.states, self.tag, self.since)
+        return any(given) or self.session is not None
 
     def build(self, ctx: Context) -> MemoryFilter:
         found = operations.make_filter(
@@ -170,7 +172,15 @@ class Filters:
             self.tag,
             self.since,
         )
-        return replace(found, stored=self.stored)
+        return replace(found, stored=self.stored, session_id=self._session_id(ctx))
+
+    def _session_id(self, ctx: Context) -> str | None:
+        """The session's whole id (a prefix, a forgotten or unknown one: NotFoundError)."""
+        if self.session is None:
+            return None
+        from memctl.api.sessions import find_session
+
+        return find_session(ctx, self.session).id
 
 
 @dataclass(frozen=True)
@@ -253,7 +263,7 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
         from memctl.maintain.forgetting import forget_session
 
         message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id)
+        forget_session(ctx, message.id, reads="message")
         return message
     return operations.forget(ctx, id_or_prefix, noise)
 
@@ -277,7 +287,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
                 ["permanent"],
             )
         message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id)
+        forget_session(ctx, message.id, reads="message")
         return message
     if permanent:
         return delete_for_good(ctx, id_or_prefix)[0]

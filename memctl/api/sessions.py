@@ -137,20 +137,23 @@ def elsewhere(ctx: Context, where: Where) -> int:
     return max(0, total - transcripts.count_sessions_where(ctx.db, scoped, where.clock, total))
 
 
-def forget(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
+def forget(
+    ctx: Context, ref: str, with_copies: bool = False, reads: str | None = None
+) -> Forgotten:
     """Forget a session (``ID``) or one message (``ID#N``) everywhere, and with
-    ``with_copies`` its messages' verbatim copies in other sessions (``maintain.forgetting``)."""
+    ``with_copies`` its messages' verbatim copies in other sessions (``maintain.forgetting``;
+    ``reads``: "session" or "message", for a ref that names both)."""
     from memctl.maintain.forgetting import forget_session
 
-    return forget_session(ctx, ref, with_copies)
+    return forget_session(ctx, ref, with_copies, reads)
 
 
-def copies(ctx: Context, ref: str) -> dict[str, int]:
+def copies(ctx: Context, ref: str, reads: str | None = None) -> dict[str, int]:
     """The other sessions holding verbatim copies of a session's or a message's messages:
     session id -> how many (``maintain.forgetting``)."""
     from memctl.maintain.forgetting import copies as copies_of
 
-    return copies_of(ctx, ref)
+    return copies_of(ctx, ref, reads)
 
 
 def kept_from(ctx: Context, session_id: str, limit: int) -> list[Memory]:
@@ -167,15 +170,15 @@ def gone(ctx: Context, session_ids: set[str]) -> set[str]:
     }
 
 
-def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:
+def forget_target(ctx: Context, ref: str, reads: str | None = None) -> tuple[Session, int | None]:
     """The session a forget's ``ref`` names (forgotten already or not), and the message's
-    number when it names one (``SESSION#N``; a stored session's whole id, "#" and all, is
-    that session, as ``maintain.forgetting`` reads it)."""
-    whole = session_known_as(ctx.db, ref.strip(), known_forget_key(ctx.settings.home))
-    if whole is not None:
-        return find_session(ctx, whole.id, True), None
-    wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
-    return find_session(ctx, wanted, True), int(number) if number.isdigit() else None
+    number when it names one (``SESSION#N``), as ``maintain.forgetting`` reads it: a stored
+    session's whole id, "#" and all, is that session; one naming a message too is refused
+    unless ``reads`` says which."""
+    from memctl.maintain.forgetting import read_ref
+
+    found = read_ref(ctx.db, ctx.settings.home, ref, reads)
+    return find_session(ctx, found.session_id, True), found.seqs[0] if found.seqs else None
 
 
 def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> Session:

@@ -230,7 +230,13 @@ def run_typer(command: str | None) -> int:
 
 
 # The API's names the command line spells otherwise than ``--name-with-dashes``.
-FLAGS = {"ids": "memory ids", "every": "--all", "tags": "--tag", "around": "--context"}
+FLAGS = {
+    "ids": "memory ids",
+    "every": "--all",
+    "tags": "--tag",
+    "around": "--context",
+    "reads": "--as",
+}
 
 
 def flag(name: str) -> str:

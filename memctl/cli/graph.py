@@ -9,12 +9,14 @@ import typer
 
 from memctl.api import graph as graph_api
 from memctl.api import memory as api
-from memctl.api.graph import GraphRequest, GraphTriple
+from memctl.api.graph import RELATIONS, GraphRequest, GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 from memctl.model import counted
+
+MENTIONS_LISTED = 10  # ids of the memories mentioning an entity a line names (JSON: 50)
 
 app = new_typer()
 
@@ -73,12 +75,16 @@ def graph(
     ] = None,
     scope: ScopeOption = None,
     all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Every scope.")] = False,
+    page: Annotated[
+        int,
+        typer.Option("--page", "-p", min=1, help=f"An entity's relations, {RELATIONS} a page."),
+    ] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """An entity's relations in the knowledge graph, each with the memories it came from
     (those of the current project and global ones, unless told otherwise)."""
     context = open_context(ctx)
-    request = GraphRequest(entity, scope, all_scopes)
+    request = GraphRequest(entity, scope, all_scopes, page)
     if entity is None:
         found = graph_api.summary(context, request)
         if as_json:
@@ -113,6 +119,14 @@ def graph(
     for triple in shown.history:
         by = f", superseded by #{triple.superseded_by}" if triple.superseded_by else ""
         console.print(fit(f"  {triple.text}  ({_sources(triple)}{by})"), soft_wrap=True)
+    if shown.mentioned:
+        listed = [i[:8] for i in shown.mentioned[:MENTIONS_LISTED]]
+        ids = ", ".join(listed) + (", …" if len(shown.mentioned) > len(listed) else "")
+        many = counted(len(shown.mentioned), "memory", "memories")
+        many += " or more" if shown.mentioned_more else ""
+        console.print(fit(f"mentioned in {many}: {ids}"), soft_wrap=True)
+    if shown.more:
+        console.print(f"more relations: --page {page + 1} lists the next {RELATIONS}")
 
 
 def _sources(triple: GraphTriple) -> str:

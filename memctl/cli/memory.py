@@ -125,6 +125,12 @@ def list_(
     tag: TagFilter = None,
     since: SinceFilter = None,
     stored: StoredClock = False,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session", help="Those distilled from this session (its id or a unique prefix)."
+        ),
+    ] = None,
     all_scopes: Annotated[
         bool,
         typer.Option(
@@ -143,7 +149,9 @@ def list_(
     """List memories, newest first."""
     fmt = "json" if as_json else str(output)
     scope = None if all_scopes else scope
-    filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
+    filters = replace(
+        _filters(scope, kind, category, state, tag, since), stored=stored, session=session
+    )
     show_list(open_context(ctx), filters, limit, sort, fmt)
 
 

@@ -106,6 +106,7 @@ def list_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tag", "-t")
     parser.add_argument("--since")
     parser.add_argument("--stored", action="store_true")
+    parser.add_argument("--session")
     parser.add_argument("--all-scopes", action="store_true")
     parser.add_argument("--limit", "-n", type=int)
     parser.add_argument("--sort", default="created")
@@ -122,7 +123,9 @@ def list_fast(options: dict[str, Any], args: argparse.Namespace) -> int:
     scope = None if args.all_scopes else args.scope
     given = (args.kind, args.category, args.state)
     kinds, categories, states = (tuple(values or ()) for values in given)
-    filters = Filters(scope, kinds, categories, states, args.tag, args.since, args.stored)
+    filters = Filters(
+        scope, kinds, categories, states, args.tag, args.since, args.stored, args.session
+    )
     with Context(settings(options)) as ctx:
         show_list(ctx, filters, args.limit, args.sort, "json" if args.as_json else args.output)
     return 0

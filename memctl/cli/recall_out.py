@@ -236,7 +236,7 @@ def results_table(
 
 def answering_mark(item: Recalled) -> str:
     """What follows a row's text when a message folded into it answers (``answering.py``):
-    its ``SESSION#N`` (``sessions expand`` opens it) and its sentences closest to the query."""
+    its ``SESSION#N`` (``sessions expand`` opens it) and its sentences that answer."""
     found = item.answering
     return f" ↳ from {short_id(found.message)}: {found.text}" if found else ""
 

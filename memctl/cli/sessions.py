@@ -166,6 +166,14 @@ def forget(
         ),
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    reads: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="session or message: what REF is, when it names both a session "
+            "(an id holding '#') and a message of another.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Forget a session, or one message, everywhere: its text, the memories distilled from
@@ -174,9 +182,9 @@ def forget(
     stays, that session its source (named). Other sessions holding its messages
     verbatim (a resume or a fork) are named; --with-copies forgets those messages there."""
     context = open_context(ctx)
-    if not yes and not typer.confirm(_forget_question(context, ref, with_copies), err=True):
+    if not yes and not typer.confirm(_forget_question(context, ref, with_copies, reads), err=True):
         raise UsageError("forget cancelled; nothing was changed")
-    done = api.forget(context, ref, with_copies)
+    done = api.forget(context, ref, with_copies, reads)
     if as_json:
         print_json(done.to_dict())
         return
@@ -185,9 +193,9 @@ def forget(
         console.print(fit(copies_line(done)), soft_wrap=True)
 
 
-def _forget_question(context: Context, ref: str, with_copies: bool) -> str:
-    copies = api.copies(context, ref)  # first: it refuses a malformed SESSION#N
-    what = f"Forget {_forget_subject(context, ref)} everywhere"
+def _forget_question(context: Context, ref: str, with_copies: bool, reads: str | None) -> str:
+    copies = api.copies(context, ref, reads)  # first: it refuses a malformed SESSION#N
+    what = f"Forget {_forget_subject(context, ref, reads)} everywhere"
     if not copies:
         return f"{what}, for good?"
     named = ", ".join(copies)
@@ -199,10 +207,10 @@ def _forget_question(context: Context, ref: str, with_copies: bool) -> str:
     )
 
 
-def _forget_subject(context: Context, ref: str) -> str:
+def _forget_subject(context: Context, ref: str, reads: str | None) -> str:
     """The session (or message) a forget would take, as found, not as typed: its id,
     client, day, messages and title ("Forget 0514" named nothing a person could check)."""
-    session, seq = api.forget_target(context, ref)
+    session, seq = api.forget_target(context, ref, reads)
     if session.forgotten_at:
         about = f"forgotten on {session.forgotten_at[:10]} already"
     else:

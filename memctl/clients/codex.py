@@ -37,7 +37,9 @@ CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argume
 PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt; Claude Code's shape
 TRANSCRIPT_FORMAT = "codex"
 TRANSCRIPT_GLOBS = ("**/rollout-*.jsonl",)  # sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
-TRUST_FIX = "start `codex`, type /hooks and trust memctl's hooks"
+# Codex 0.171 asks at its start when hooks are new or changed ("Hooks need review"), and
+# /hooks lists them; either way it reads them as a session starts (``hooks._catch_up``)
+TRUST_FIX = "start `codex` and trust memctl's hooks when it asks (or type /hooks)"
 
 
 def trust_note(events: list[str]) -> str:

@@ -173,6 +173,26 @@ class NotOwned(OSError):
     """A file that came with a repository and belongs to another user: never read."""
 
 
+def home_problem(home: Path) -> str | None:
+    """Why the data directory ``home`` is refused, if it is: another user's (a folder another
+    local user made in /tmp before memctl first ran there: its ``config.yaml`` would say
+    where this user's sessions go, and a ``memctl.db`` of theirs what this user's
+    assistants are told), or one every user may write in (anyone could put those files
+    there, or move this user's away). None when it is this user's, or is yet to be made."""
+    try:
+        info = os.stat(home)
+    except (FileNotFoundError, NotADirectoryError):  # to be made (or its making fails, saying why)
+        return None
+    if info.st_uid != os.geteuid():
+        return (
+            f"{home} belongs to user {info.st_uid}, not to this one: refused "
+            "(set MEMCTL_HOME to a folder of your own)"
+        )
+    if info.st_mode & stat.S_IWOTH:
+        return f"{home} may be written by every user: refused (chmod 700 {home})"
+    return None
+
+
 # Opened without following a link, without waiting for a writer (a FIFO) or a device.
 UNTRUSTED_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 

@@ -128,12 +128,26 @@ class Settings(Values):
     @cached_property
     def project_scope(self) -> str:
         """Found by walking up to the git directory: once per Settings."""
-        return project_scope(self.cwd)
+        return project_scope(self.cwd, self.scope_key)
 
     @cached_property
     def path_scope(self) -> str:
         """The project's path scope: an alias of ``project_scope`` once it has a remote."""
-        return path_scope(self.cwd)
+        return path_scope(self.cwd, self.scope_key)
+
+    @cached_property
+    def scope_key(self) -> bytes | None:
+        """The key of a ``path:`` scope (``config.scope.keyed_path``): the home's key,
+        made when there is none; None when it cannot be made (a read-only disk)."""
+        from memctl.config.files import forget_key, known_forget_key
+
+        found = known_forget_key(self.home)
+        if found is not None:
+            return found
+        try:
+            return forget_key(self.home)
+        except OSError:
+            return None
 
     @property
     def embed_model_path(self) -> Path | None:
@@ -243,7 +257,11 @@ def load_settings(
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
     project_file = project_root(cwd) / PROJECT_CONFIG
-    from memctl.config.files import NotOwned
+    from memctl.config.files import NotOwned, home_problem
+
+    problem = home_problem(home)
+    if problem:
+        raise ConfigError(problem)
 
     try:
         project, foreign = read_config_file(project_file, untrusted=True), ""

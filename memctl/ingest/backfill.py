@@ -130,7 +130,8 @@ def _store_session(
         return None
     data = json.dumps(stored.read(), ensure_ascii=False).encode()
     source = Input(io.BytesIO(data), f"{stored.where}#{stored.id}")
-    captured = capture(ctx, source, replace(options, session_id=stored.id), dry)
+    # the document names its session: its own id, or a sub-agent's its parent's (OpenCode)
+    captured = capture(ctx, source, replace(options, session_id=None), dry)
     return _counted(captured.report, len(data), report)
 
 

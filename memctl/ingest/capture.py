@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memctl.config.files import forget_key, known_forget_key
-from memctl.config.scope import project_root, project_scope
+from memctl.config.scope import folder_scope, keyed_path, project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
@@ -492,9 +492,10 @@ def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
     if given not in (None, "", "project") or not cwd:
         return resolve_scope(ctx, given)
     directory = Path(cwd)
+    key = ctx.settings.scope_key
     if directory.is_absolute() and directory.is_dir():
-        return project_scope(directory)
-    return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
+        return project_scope(directory, key)
+    return keyed_path(folder_scope(cwd.rstrip("/\\")), key)
 
 
 def capture(

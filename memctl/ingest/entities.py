@@ -50,8 +50,17 @@ from memctl.retrieve.vocabulary import is_term
 # ("Justfile") is a file, and a name owning something after "in" ("in Steve Yegge's
 # writing") is a person, not a place; a repository's clone URL ("a/b.git") names a/b; a
 # throwaway or a worktree's directory names no project (ingest/graph.py ``project_of``); a
-# "; " inside a command's brackets is the command's own ("(cd web; npm test)").
-RULES_VERSION = 10
+# "; " inside a command's brackets is the command's own ("(cd web; npm test)"); 11: a
+# quotation of capitalised words only is a title, as code is ("\"Bass Enhancer\""); a
+# capitalised word after a software name starting its sentence is a thing named with it
+# ("· Claude Max", "| Cursor Bugbot"); what follows "via" or "using" is a thing ("via Shim"),
+# and so is a name in a list beside a software name ("PyTorch, TensorFlow or Flax");
+# a run of capitals after or starting with an everyday participle ("Supported Providers") or
+# before a capitalised function word ("(See Also)") is a heading, no one;
+# a file a memory names by its absolute path in its project is its path there (the absolute
+# one its alias), as a digest's files were since 8; "`mix test`" names Elixir and "`go test`"
+# Go (``RUN_BY``).
+RULES_VERSION = 11
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -110,6 +119,10 @@ CODE_NAME = (
     r"(?<=[`/]){0}(?!\w)|\({0}\)|(?<![\w.-]){0}"
     r"(?:[-@/]\w|\s+v?\d|\s+-{{1,2}}\w|\s+[\w./-]+\.[a-z]{{1,4}}\b)"
 )
+# A language's own command-line tool, run as a command: "`mix test`" is Elixir's, "`go test
+# ./...`" Go's (as "cargo" is Rust's above). Anywhere else the word is everyday English ("go
+# ahead", "mix the two"), so it names the language only as a command's first word.
+RUN_BY = {"go": "Go", "mix": "Elixir"}
 # More names of software, languages and services (simple-icons, GitHub linguist; the file's
 # header names the sources and their licences), kind "tool": one found in any case, or,
 # when an English word or a first name ("=Windows"), only as written. ``VOCABULARY`` wins.
@@ -154,6 +167,18 @@ PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 # A name owning what follows ("Steve Yegge's writing"): someone's, after "in" too.
 POSSESSIVE = lazy(r"['’]s\b")
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
+# What a thing is reached by, not a person or a place ("chain-loaded via Shim", "signed
+# using Sigstore"): a thing.
+THING_BEFORE = lazy(r"\b(?:via|using)\s+$", re.I)
+# A name in a list beside a software name is of its kind, not a person ("None of PyTorch,
+# TensorFlow >= 2.0, or Flax have been found"): a thing. The item before (its version too)
+# and the item after, each joined by a comma, "or", "and" or "&".
+ITEM_BEFORE = lazy(r"([\w.+#-]+)(?:\s*[<>=!~^]=?\s*v?\d[\w.]*)?\s*(?:,|,?\s+(?:or|and|&))\s*$")
+ITEM_AFTER = lazy(r"\s*(?:,|,?\s+(?:or|and|&))\s+([\w.+#-]+)")
+# A software name that starts its sentence, just before a capitalised word: a part or a
+# plan of that software ("· Claude Max", "| Cursor Bugbot |"), a thing named with it. The
+# sentence's first word is no name by itself, so the word after it was read alone.
+SOFTWARE_LEAD = lazy(r"(?<![\w.-])([A-Z][\w.+-]*) $")
 PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
 # Capitalised words that name no one: days (and their plurals: "deploys on Fridays" named
 # a person Fridays in the README's example graph), months, greetings, pronouns and the like.
@@ -179,6 +204,12 @@ HEADING_WORD = lazy(r"[^\W_][\w'-]*")
 # are short or kept by other rules (a speaker, "works at").
 WORD_FORM = lazy(r"^[A-Z][a-z]{3,}(?:ed|ing|tion|sion|ment|ness|ance|ence|ure|ize|ise)s?$")
 MAX_NAME_WORDS = 3  # "Mary Ann Smith"; a longer run of capitals is a heading
+# Title case: a heading's run of capitals starts with an everyday participle ("Supported
+# Providers", "Getting Started": the first word of a sentence is read as none of a name, so
+# "Supported Provider..." named a person Provider), or goes on with a capitalised function
+# word of two letters or more ("(See Also)", "Back To Top"). Names do neither.
+PARTICIPLE = lazy(r"^[A-Z][a-z]{2,}(?:ed|ing)$")
+TITLE_WORD = lazy(r"\s+([A-Z][a-z]+)\b")
 # Words that end a first-person object without being part of it ("a class yesterday").
 # An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
 VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
@@ -232,7 +263,13 @@ CUT_ITEM = "…; "
 # files and commands (the last one too, cut or not). Their capitals name no one: a
 # heading quoted for translation ("`Things to Avoid`"), a test's name ("-t \"Compaction
 # Config\"").
-CODE_TEXT = lazy(r"`[^`\n]+`|^(?:Created|Edited|Ran): [^\n]*", re.M)
+# A quotation of capitalised words only is a title, a setting's or a heading's, quoted as
+# code is ("adding a \"Bass Enhancer\" or \"Loudness\" effect"); a quoted sentence is not.
+CODE_TEXT = lazy(
+    r"`[^`\n]+`|^(?:Created|Edited|Ran): [^\n]*|\"[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}\"|"
+    r"“[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}”",
+    re.M,
+)
 # What stands in for code in prose: a word in lower case, so the capitals on either side
 # make no one run of a name ("Ann `x` Lee" is not "Ann Lee").
 CODE_MARK = " _ "
@@ -438,8 +475,23 @@ def _named(alias: str, text: str) -> bool:
     )
 
 
+def _run_by(text: str) -> list[Entity]:
+    """The languages ``RUN_BY`` names: its word as the first of a command (a code span, a
+    ``$`` line, a digest's Ran: item)."""
+    runs = [(a or b) for a, b in COMMAND.findall(text)]
+    for line in DIGEST_WORK.finditer(text):
+        runs += digest_items(line.group(2)) if line.group(1) == "Ran" else []
+    firsts = {run.split()[0] for run in runs if run.split()}
+    return [_language(name) for word, name in RUN_BY.items() if word in firsts]
+
+
+def _language(name: str) -> Entity:
+    """The entity of a language ``RUN_BY`` names: the vocabulary's, or ``software.txt``'s."""
+    return Entity(name, VOCABULARY[name][0]) if name in VOCABULARY else Entity(name, SOFTWARE_KIND)
+
+
 def _vocabulary(text: str) -> list[Entity]:
-    found: list[Entity] = []
+    found: list[Entity] = _run_by(text)
     lowered = f" {key(PUNCTUATION.sub(' ', text))} "
     everyday = everyday_aliases()
     for alias, name in ALIASES.items():
@@ -516,12 +568,21 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
             continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
             continue
+        beside = ITEM_BEFORE.search(before), ITEM_AFTER.match(text, at + len(name))
+        listed = any(m and canonical(m.group(1)) for m in beside)  # "PyTorch, or Flax"
+        kind = "thing" if THING_BEFORE.search(before) or listed else kind
         if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
             kind = "thing"
         if kind != "organisation" and any(canonical(w) for w in words):
             kind = "thing"  # "Github Action", "Python CLI": a part of the software named
         if kind in ("person", "place") and (_everyday(name) or _capitals(name)):
             continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
+        lead = SOFTWARE_LEAD.search(before)
+        if kind == "person" and _titled(name, lead.group(1) if lead else "", text, at):
+            continue
+        if lead and canonical(lead.group(1)) and kind in ("person", "place"):
+            found.append(Entity(f"{lead.group(1)} {name}", "thing"))
+            continue
         if coded and kind != "thing":  # `See Also`, -t "Compaction Config": no one
             continue
         found.append(Entity(name, kind))
@@ -531,6 +592,15 @@ def _capitalised(text: str, skip: set[str], outside: str) -> list[Entity]:
         if m.group(1).lower() not in NOT_NAMES and not canonical(m.group(1))
     ]
     return found
+
+
+def _titled(name: str, lead: str, text: str, at: int) -> bool:
+    """Whether ``name`` is part of a heading in title case (``PARTICIPLE``, ``TITLE_WORD``):
+    after or starting with an everyday participle, or before a capitalised function word."""
+    first = name.split()[0]
+    participle = any(PARTICIPLE.match(w) and w.lower() in common_words() for w in (lead, first))
+    after = TITLE_WORD.match(text, at + len(name))
+    return bool(participle or after and after.group(1).lower() in STOPWORDS)
 
 
 def _cjk(text: str) -> list[Entity]:
@@ -555,8 +625,11 @@ def _unless_person(match: re.Match[str]) -> str:
     return match.group(0) if canonical(match.group(1)) is None else ""
 
 
-def entities(text: str) -> list[Entity]:
-    """Every entity ``text`` names, once each (by key), in the order of the rules."""
+def entities(text: str, project: str = "") -> list[Entity]:
+    """Every entity ``text`` names, once each (by key), in the order of the rules; a file
+    by its path in ``project`` (the directory its session ran in) when the text gives the
+    absolute one ("/Users/ann/shop/app/main.py" of shop is "app/main.py", as a digest's
+    files are named: one entity, not two, and no home directory in the graph)."""
     who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
     text = ADDRESSED.sub(_unless_person, CHECK_DAY.sub("", DIGEST_HEAD.sub("", text)))
     if cjk_count(text):
@@ -568,10 +641,18 @@ def entities(text: str) -> list[Entity]:
     found += [
         Entity(m.group(1).removesuffix(GIT_SUFFIX), "repository") for m in REPOSITORY.finditer(text)
     ]
-    found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
+    paths = [m.group(0) for m in FILE.finditer(text)]
+    for path in paths:
+        inside = _in_project(path, project)  # the absolute path stays its alias
+        found.append(Entity(inside, "file", (path,) if inside != path else ()))
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
-    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
-    found += [Entity(c, "command") for c in commands if not c.endswith(CUT) and c[0] != "-"]
+    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one;
+    # one that is only a path is that file
+    found += [
+        Entity(c, "command")
+        for c in commands
+        if not c.endswith(CUT) and c[0] != "-" and c not in paths
+    ]
     found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
@@ -670,7 +751,7 @@ def digest_items(text: str) -> list[str]:
 def _in_project(path: str, project: str) -> str:
     """A file of the project by its path in it: "/home/ann/src/shop/app/main.py" of shop is
     "app/main.py", the name its sessions' relative paths give it (one entity, not two)."""
-    inside = path.partition(f"/{project}/")[2]
+    inside = path.partition(f"/{project}/")[2] if project else ""
     return inside if path.startswith(("/", "~")) and inside else path
 
 
@@ -680,7 +761,7 @@ def triples(
     """The triples ``text`` states: first-person statements of its speaker (``user`` when
     it has none), short verb phrases between two entities of one sentence and, with a
     ``project``, what a coding fact says of it (``project_triples``)."""
-    known = entities(text)
+    known = entities(text, folder or project or "")
     who = speaker(text)
     subject = next((e for e in known if e.name == who), None) if who else Entity(user, "person")
     found: dict[tuple[str, str, str], Triple] = {}

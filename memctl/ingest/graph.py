@@ -123,7 +123,8 @@ def _index_one(
     where = message.group(0) if message else ""
     stored = store.sources_of(db, item.memory_id)
     before = {t for t, origin in stored.items() if origin == store.RULES}
-    ids = [_entity(db, e, reading, not item.restated) for e in entities(item.content)]
+    named = entities(item.content, place[1] or place[0] or "")
+    ids = [_entity(db, e, reading, not item.restated) for e in named]
     done = Indexed(memories=1)
     ruled: set[int] = set()
     gave: set[int] = set()

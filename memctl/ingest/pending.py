@@ -28,7 +28,7 @@ import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from memctl.config import Settings, settings_from_flags
@@ -37,6 +37,7 @@ from memctl.context import Context
 from memctl.errors import InputError
 from memctl.home import HOOKS
 from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
+from memctl.ingest.parse.codex import thread_rollout
 from memctl.memories.privacy import safe_line
 
 # One transaction's share of a big transcript: about a second of capture (a first capture
@@ -220,6 +221,7 @@ class Chunked:
     messages_new: int = 0
     jobs: int = 0
     forgotten: bool = False  # its session was forgotten: nothing is stored of it again
+    spawned: list[str] = field(default_factory=list)  # the sub-agents' threads it started
 
 
 def capture_in_chunks(
@@ -243,6 +245,7 @@ def capture_in_chunks(
                 done.forgotten = found.forgotten_at is not None
                 done.messages_new += found.messages_new
                 done.jobs += found.job_id is not None
+                done.spawned += [t for t in found.spawned if t not in done.spawned]
             done.chunks += 1
             if tracked.stop is None:
                 return done
@@ -274,22 +277,42 @@ def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:
             forget(home, entry.path)
         else:
             remember(home, replace(entry, size=size))
+            mark_spawned(home, entry, done.session_id, done.spawned)
     return done
 
 
+def mark_spawned(home: Path, parent: Pending, session_id: str, threads: list[str]) -> None:
+    """Mark pending the rollouts of the sub-agents ``threads`` that the parent's new
+    messages started (Codex runs no hook in a sub-agent's thread, nor in one the person
+    resumes), under the session that started them: what captured the parent (a hook, the
+    worker, maintain) stores what each has said, and the next one what it says after."""
+    for thread in threads:
+        found = thread_rollout(parent.path, thread)
+        if found and found != parent.path:
+            entry = replace(parent, path=found, session_id=session_id, size=-1, seen=time.time())
+            remember(home, entry)
+
+
 def capture_grown(ctx: Context, log: Callable[[str], None]) -> list[tuple[Pending, Chunked | str]]:
-    """Capture every pending transcript that grew or was never captured whole: what each
-    stored, or why it could not (said to ``log``; the mark stays: tried again next time)."""
+    """Capture every pending transcript that grew or was never captured whole, then the
+    sub-agents' rollouts those captures marked (``mark_spawned``): what each stored, or why
+    it could not (said to ``log``; the mark stays: tried again next time)."""
     settings = ctx.settings
     results: list[tuple[Pending, Chunked | str]] = []
-    for entry in grown(settings.home, "", settings.hooks_recapture_hours, None):
-        try:
-            done = capture_entry(ctx, entry)
-        except Exception as exc:  # one transcript's failure stops none of the others
-            why = safe_line(f"{type(exc).__name__}: {exc}", 300)
-            log(f"capture of {safe_line(entry.path)} failed: {why}")
-            results.append((entry, why))
-            continue
-        if done is not None:
-            results.append((entry, done))
-    return results
+    tried: set[str] = set()
+    while True:  # again for the sub-agents' rollouts a capture marked pending
+        found = grown(settings.home, "", settings.hooks_recapture_hours, None)
+        todo = [entry for entry in found if entry.path not in tried]
+        if not todo:
+            return results
+        for entry in todo:
+            tried.add(entry.path)
+            try:
+                done = capture_entry(ctx, entry)
+            except Exception as exc:  # one transcript's failure stops none of the others
+                why = safe_line(f"{type(exc).__name__}: {exc}", 300)
+                log(f"capture of {safe_line(entry.path)} failed: {why}")
+                results.append((entry, why))
+                continue
+            if done is not None:
+                results.append((entry, done))

@@ -278,7 +278,9 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     session_id = session_id or payload.get("thread-id") or payload.get("sessionId")  # Copilot
     export = payload.get("export")  # OpenCode's plugin sends the session itself
     if isinstance(export, dict):
-        _capture_text(settings, client, json.dumps(export), _kept_id(session_id))
+        info = export.get("info")  # a sub-agent's (a task's) session: part of its parent's
+        parent = info.get("parentID") if isinstance(info, dict) else None
+        _capture_text(settings, client, json.dumps(export), _kept_id(parent or session_id))
         return
     # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
     # session. The session's own waits for its turn's end, which brings the sub-agent's
@@ -300,7 +302,28 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
         raise NothingToCapture(f"transcript {path} does not exist (yet)")
     _capture_file(settings, client, path, _kept_id(session_id))
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
+        _catch_up(settings, client, skip=path)
         _recapture(settings, skip=path)
+
+
+def _catch_up(settings: Any, client: str, skip: str) -> None:
+    """At the client's first capture after ``memctl install`` wrote its hooks: mark pending
+    its transcripts that changed since (the recapture stores them). A client reads its
+    hooks as a session starts, so no hook ran in a session already running then, nor in
+    the Codex session in which the person trusted them (real runs of Codex 0.171)."""
+    since = hooks_state.installed_at(settings.home, client)
+    if since is None:
+        return
+    from memctl.ingest import pending
+    from memctl.integrations.backfill import find_transcripts
+
+    for target in find_transcripts(client, since):
+        if target.stored is None and str(target.path) != skip:
+            entry = pending.Pending(
+                str(target.path), client, None, str(settings.cwd), -1, time.time(), target.format
+            )
+            pending.remember(settings.home, entry)
+    hooks_state.clear_installed(settings.home, client)
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
@@ -331,27 +354,12 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
             pending.forget(settings.home, path)
         elif not deferred:
             pending.remember(settings.home, dataclasses.replace(entry, size=size))
-            _spawned_pending(settings, entry, result.report)
+            report = result.report
+            pending.mark_spawned(settings.home, entry, report.session_id, report.spawned)
     if deferred and settings.ingest_spawn_worker:
         from memctl.maintain.spawn import spawn
 
         spawn(settings, {})
-
-
-def _spawned_pending(settings: Any, parent: Any, report: Any) -> None:
-    """Mark pending the transcripts of the sub-agents the new messages started (Codex
-    runs no hook in a sub-agent's thread, nor in one the person resumes), under the
-    session that started them: this hook's recapture stores what each has said, and the
-    next hook, the worker or maintain what it says after."""
-    from memctl.ingest import pending
-
-    for thread in report.spawned:
-        found = REGISTRY[parent.client].find_transcript(thread)
-        if found and found != parent.path:
-            entry = dataclasses.replace(
-                parent, path=found, session_id=report.session_id, size=-1, seen=time.time()
-            )
-            pending.remember(settings.home, entry)
 
 
 def _format(client: str) -> str | None:

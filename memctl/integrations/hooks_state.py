@@ -15,6 +15,10 @@
   server, started with the first session's id, answers for the latest (Claude Code's
   ``/clear`` starts a new session in the same process); removed, like ``injected/``,
   once idle for ``INJECTED_DAYS``; a forgotten session's id is taken out at once.
+- ``installed/<client>``: made when ``memctl install`` wrote the client's hooks (user
+  level), its modification time then: the client's first capture hook after it also
+  captures the transcripts that changed since and that no hook saw (a session already
+  running, Codex's in which the person trusted the hooks), and removes it.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then
   (``memctl.ingest.pending``: the next hook, the worker or maintain captures it again
   when it grew or was never captured whole).
@@ -59,6 +63,25 @@ def last_fired(home: Path, client: str, event: str) -> datetime | None:
         return datetime.fromtimestamp(_fired_path(home, client, event).stat().st_mtime, UTC)
     except OSError:
         return None
+
+
+def mark_installed(home: Path, client: str) -> None:
+    path = hook_file(home, "installed", client)
+    os.close(open_private(path, os.O_WRONLY | os.O_CREAT))
+    os.utime(path)
+
+
+def installed_at(home: Path, client: str) -> float | None:
+    """When ``memctl install`` last wrote the client's hooks, if no capture hook of it has
+    run since (epoch seconds; None: none to catch up on)."""
+    try:
+        return hook_file(home, "installed", client).stat().st_mtime
+    except OSError:
+        return None
+
+
+def clear_installed(home: Path, client: str) -> None:
+    hook_file(home, "installed", client).unlink(missing_ok=True)
 
 
 def record_duration(home: Path, client: str, event: str, ms: float) -> None:

@@ -239,7 +239,10 @@ def _recall_tools(door: Door) -> None:
         longer true, "replaced_by" naming the memory that says what holds now. No clear
         result means nothing clearly relevant is stored. A result with
         is_message true is a session message (id SESSION#N; session_expand opens it).
-        scope: "project" (default: this project and global; every project from a
+        A result standing for session messages (a digest, a fact) may carry "from": the
+        message among them closest to the question ("message", SESSION#N, which
+        session_expand opens) and its sentences that may answer ("text", up to 240
+        characters). scope: "project" (default: this project and global; every project from a
         directory outside any project that holds nothing), "global" or a scope name."""
         return call(
             lambda: mcp_search.memory_search(

@@ -30,7 +30,7 @@ from memctl.config.scope import project_root
 from memctl.errors import UsageError
 from memctl.integrations import cron, shell
 from memctl.integrations.backfill import newest_transcript
-from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
+from memctl.integrations.hooks_state import Timing, last_fired, mark_installed, missed, timing
 from memctl.retrieve.identity import create_identity_files, remove_project_template
 
 CLIENTS: dict[str, Client] = REGISTRY
@@ -186,7 +186,11 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False, per_prompt)
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
-    return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
+    outcome = _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
+    if outcome.backup is not None and place.project is None:  # for the first capture hook
+        for name in chosen:
+            mark_installed(home, name)
+    return outcome
 
 
 def _trust_notes(plan: files.Plan, hooks_file: Path) -> list[str]:

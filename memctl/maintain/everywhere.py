@@ -184,7 +184,7 @@ def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
         partial.unlink(missing_ok=True)
-        db = Database.open(path)
+        db = Database.open(path, home=ctx.settings.home)  # an older one is keyed as the store
         try:
             _erased(db, lambda db: apply(db, Forgotten(""), None))
             vacuum_into(db, partial)

@@ -27,7 +27,7 @@ from typing import Any
 
 from memctl.config.files import forget_key, known_forget_key, write_private
 from memctl.context import Context
-from memctl.errors import UsageError
+from memctl.errors import NotFoundError, UsageError
 from memctl.home import hook_file, injected_file
 from memctl.maintain.everywhere import (
     EVERY_SESSION,
@@ -40,7 +40,7 @@ from memctl.maintain.everywhere import (
 )
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import no_session, quoted_ref
-from memctl.model import Memory, RelationType, State, now_iso
+from memctl.model import Memory, RelationType, Session, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -67,15 +67,48 @@ class _Target:
         return self.session_id if self.seqs is None else f"{self.session_id}#{self.seqs[0]}"
 
 
-def _target(db: Database, home: Path, ref: str) -> _Target:
+# How a forget's ``ref`` is read when it could be either (``read_ref``): the whole id of a
+# session ("#" and all), or ``SESSION#N``, one message.
+READS = ("session", "message")
+
+
+def read_ref(db: Database, home: Path, ref: str, reads: str | None = None) -> _Target:
     """``SESSION`` (an id or unique prefix) or ``SESSION#N``; a stored session's whole id
-    names it even when it holds a "#" (``ingest --session-id`` takes any id)."""
-    whole = session_known_as(db, ref.strip(), known_forget_key(home))
+    names it even when it holds a "#" (``ingest --session-id`` takes any id). A ref that
+    names both a stored session and a stored message (a session "X#3", and message 3 of
+    "X") is refused unless ``reads`` says which: forgetting the other cannot be undone."""
+    ref = ref.strip()
+    if reads not in (None, *READS):
+        raise UsageError(f"reads takes {' or '.join(READS)}, not {reads!r}", ["reads"])
+    if reads == "session":
+        return _Target(_session(db, home, ref).id, None)
+    wanted, separator, number = ref.rpartition(MESSAGE_SEPARATOR)
+    whole = session_known_as(db, ref, known_forget_key(home)) if reads is None else None
     if whole is not None:
+        if separator and number.isdigit() and _has_message(db, ref):
+            raise UsageError(
+                f"{quoted_ref(ref)} names session {quoted_ref(ref)} and message {number} of "
+                f"session {quoted_ref(wanted)}: reads (session or message) says which",
+                ["reads"],
+            )
         return _Target(whole.id, None)
-    wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
-    if separator and not number.isdigit():
+    if not separator and reads is None:
+        return _Target(_session(db, home, ref).id, None)
+    if not separator or not number.isdigit():
         raise UsageError(f"{quoted_ref(ref)}: give SESSION-ID or SESSION-ID#N, a message's number")
+    return _Target(_session(db, home, wanted).id, [int(number)])
+
+
+def _has_message(db: Database, ref: str) -> bool:
+    try:
+        get_message(db, ref)
+    except NotFoundError:
+        return False
+    return True
+
+
+def _session(db: Database, home: Path, wanted: str) -> Session:
+    """The stored session ``wanted`` names: its whole id, else a unique prefix."""
     session = session_known_as(db, wanted, known_forget_key(home)) if wanted else None
     if session is None and len(wanted) >= 4:
         matches = session_ids_like(db, wanted)
@@ -87,22 +120,25 @@ def _target(db: Database, home: Path, ref: str) -> _Target:
         session = get_session(db, matches[0]) if matches else None
     if session is None:
         raise no_session(wanted)
-    return _Target(session.id, [int(number)] if separator else None)
+    return session
 
 
-def copies(ctx: Context, ref: str) -> dict[str, int]:
+def copies(ctx: Context, ref: str, reads: str | None = None) -> dict[str, int]:
     """The other sessions holding verbatim copies of a session's (``SESSION``) or a
     message's (``SESSION#N``) messages: session id -> how many."""
-    target = _target(ctx.db, ctx.settings.home, ref)
+    target = read_ref(ctx.db, ctx.settings.home, ref, reads)
     found = erase.copies_of(ctx.db, target.session_id, target.seqs)
     return {session_id: len(seqs) for session_id, seqs in found.items()}
 
 
-def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
-    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere;
-    with ``with_copies``, its messages' verbatim copies in other sessions too (a resume's or
-    a fork's: ``store.forget.copies_of``), else only say which sessions hold them."""
-    target = _target(ctx.db, ctx.settings.home, ref)
+def forget_session(
+    ctx: Context, ref: str, with_copies: bool = False, reads: str | None = None
+) -> Forgotten:
+    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere
+    (``reads``: which ``ref`` is, when it could be either: ``read_ref``); with
+    ``with_copies``, its messages' verbatim copies in other sessions too (a resume's or a
+    fork's: ``store.forget.copies_of``), else only say which sessions hold them."""
+    target = read_ref(ctx.db, ctx.settings.home, ref, reads)
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)

@@ -3,13 +3,15 @@
 By rules, from what the store holds (no model):
 
 - static: ``role`` (profile memories), ``stack`` (the tools and services the memories
-  mention most, from the knowledge graph; a brand only simple-icons lists, only where a
-  memory names it beside a file, a command or a repository), ``conventions``
-  (preferences and patterns, not a one-off instruction about the task at hand:
-  ``memories.one_off``);
+  mention most, from the knowledge graph, those most of the store's projects name after
+  the project's own; a brand only simple-icons lists, only where a memory names it beside
+  a file, a command or a repository), ``conventions`` (preferences and patterns, not a
+  one-off instruction about the task at hand, a bug report or "don't stop until ...":
+  ``memories.one_off``; nor a check's command a later one of its purpose replaced);
 - dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
   the newest: a request, not a command typed into the prompt, a pasted terminal line, a
-  two-word go-ahead, a chore such as "commit and push" or a later reply to the assistant),
+  two-word go-ahead, a chore such as "commit and push", a sign-off ("Stop now.") or a later
+  answer to the assistant: "great, but ...", "no, ...", "いや…"),
   ``open problems`` (what those digests left open), ``decisions`` (what the latest
   decided, newest first, no one-off instruction); no digest line holding a terminal's
   frame or banner, and a digest's item keeps a "; " inside its brackets or code.
@@ -41,8 +43,9 @@ within the session start's L1 budget.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
@@ -52,7 +55,7 @@ from memctl.ingest.facts import abstract
 from memctl.ingest.tools import READ_ONLY
 from memctl.lazy_re import lazy
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.memories.one_off import REPLY, one_off
+from memctl.memories.one_off import REPLY, one_off, task_note
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
@@ -67,6 +70,7 @@ from memctl.store.profile import (
     profile_scopes,
     replace_profile,
     stack_mentions,
+    stack_spread,
     stored_lines,
 )
 
@@ -89,6 +93,12 @@ STACK_SOURCES = 3  # memories cited for a stack line
 # of code (ingest/entities.py).
 CODE_KINDS = ("file", "command", "repository")
 STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
+# A tool half the store's projects or more name (Git, the assistant itself) sets none of
+# them apart: BM25's idf, log((N - n + 0.5) / (n + 0.5)), is at or below zero from n = N / 2.
+# It comes after the project's other tools. One that fewer than ``SPREAD_MIN`` projects
+# name is theirs however few the store holds (two related projects may share their tools).
+SPREAD_SHARE = 0.5
+SPREAD_MIN = 3
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 # The order lines are kept in when two say the same thing: focus (what was asked) last.
@@ -113,6 +123,29 @@ CHORES = frozenset(
     """commit commits push pull fetch merge rebase force normal continue proceed resume
     keep going go ahead git github origin main master branch""".split()
 )
+# Ending the session, not work of it: a focus line of these words, the chores' and function
+# words only ("I've reviewed my work and it's complete. Stop now.", "you can stop").
+SIGN_OFF = frozenset(
+    "stop stopped done complete completed finish finished review reviewed work".split()
+)
+# A later request that answers the assistant's last turn rather than asking anew, besides
+# ``REPLY``'s assessments: a no, a yes or a correction ("no, set the working dir to X", "but
+# you got rid of the descriptions", "I think you missed some places"; "いや別に…" and "違う、…"
+# (no, wrong), "어 해줘" (yeah, do it), "不对，…"). What it answers is the focus; a first
+# request opens its session however it starts. A word that only opens a longer word
+# ("違うファイル", a different file; "어떤", which; "对比", compare) is no answer.
+ANSWER = lazy(
+    r"^\W*(?:(?:no|nope|nah|wrong|but)\b|いや(?![\u3040-\u309f])|"
+    r"(?:違う|ちがう|うん|はい|ええ|不是|不对|对|好的|嗯|아니(?:요)?|아뇨|어|응|네)(?=[\s、。,，.!！]))|"
+    r"\byou (?:missed|forgot|broke|got rid of|removed|dropped)\b",
+    re.I,
+)
+# Claude Code's line-end backslashes, typed to go on to the next line of a prompt ("not
+# supported by Chrome :(\ \"): the prompt's line breaks, not its text.
+LINE_END = lazy(r"(?:\s*\\)+\s*$")
+# A check's fact (ingest/extract_actions.py): "type checks run with `uv run ty check` (passed
+# on 2025-07-13)": its purpose and its day.
+CHECK_FACT = lazy(r"^(.+?) with `[^`\n]+` \((?:passed|succeeded) on (\d{4}-\d{2}-\d{2})\)$")
 WRITER = "rules"
 LLM_WRITER = "llm"
 HOST_WRITER = "host"
@@ -160,11 +193,15 @@ def _memories(
 
 
 def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> ProfileLine:
+    text = LINE_END.sub("", text)
     return ProfileLine(scope, section, abstract(text, LINE_CHARS), tuple(sources), WRITER, at)
 
 
-def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[ProfileLine]:
-    """The tools and services the scope's memories name most; a brand only simple-icons
+def _stack(
+    db: Database, scopes: tuple[str, ...], at: str, scope: str, spread: tuple[dict[str, int], int]
+) -> list[ProfileLine]:
+    """The tools and services the scope's memories name most, those most projects name
+    (``_everywhere``: Git, the assistant) after the others; a brand only simple-icons
     lists (YouTube, Sentry) only where a memory names it beside code (a file, a command, a
     repository), citing those memories: "I watched it on YouTube" is no stack."""
     found = stack_mentions(db, scopes, STACK_KINDS, PER_SECTION * STACK_CANDIDATES, CODE_KINDS)
@@ -173,7 +210,15 @@ def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[P
         cited = coded if brand_only(name) else ids
         if cited:
             lines.append(_line("stack", name, cited[:STACK_SOURCES], at, scope))
+    lines.sort(key=lambda x: _everywhere(x.text, spread) and scope != GLOBAL_SCOPE)
     return lines[:PER_SECTION]
+
+
+def _everywhere(name: str, spread: tuple[dict[str, int], int]) -> bool:
+    """Whether most of the store's projects name ``name`` (``SPREAD_SHARE`` of them, and
+    at least ``SPREAD_MIN``): it says nothing of one project."""
+    named, scopes = spread
+    return named.get(name, 0) >= max(SPREAD_MIN, SPREAD_SHARE * scopes)
 
 
 def _typed_command(text: str) -> bool:
@@ -190,8 +235,8 @@ def _request(text: str, replies: bool) -> bool:
     to one (any request but a session's first)."""
     said = words(text)
     short = not cjk_count(text) and len(said) < FOCUS_MIN_WORDS
-    chore = said <= CHORES | STOPWORDS
-    replied = replies and REPLY.search(text)
+    chore = said <= CHORES | SIGN_OFF | STOPWORDS
+    replied = replies and (REPLY.search(text) or ANSWER.search(text))
     return not (short or chore or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
 
 
@@ -218,23 +263,29 @@ def _repeats(a: frozenset[str], b: frozenset[str]) -> bool:
     return small >= REPEAT_MIN_WORDS and len(a & b) >= REPEAT_SHARE * small
 
 
-def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
-    """The profile of ``scope``, from its own memories, section by section."""
+def written(
+    db: Database, scope: str, at: str, spread: tuple[dict[str, int], int] | None = None
+) -> list[ProfileLine]:
+    """The profile of ``scope``, from its own memories, section by section; ``spread``:
+    ``stack_spread`` when the caller read it once for every scope."""
     scopes = (scope,)
     lines: dict[str, list[ProfileLine]] = {s: [] for s in SECTIONS}
     for memory in _memories(db, scopes, (Category.PROFILE,)):
         lines["role"].append(_line("role", memory.content, [memory.id], at, scope))
     kinds = (Category.PREFERENCES, Category.PATTERNS)
-    for memory in _memories(db, scopes, kinds):
-        # a one-off instruction an older rules run filed as a rule is no convention either;
-        # what the user stored by hand (pinned) is theirs to word
+    rules = _memories(db, scopes, kinds)
+    replaced = _replaced(rules)
+    for memory in rules:
+        # a one-off instruction an older rules run filed as a rule is no convention either,
+        # nor a bug report; what the user stored by hand (pinned) is theirs to word
         if DIGEST_TAG not in memory.tags and (
-            memory.kind == Kind.PINNED or not one_off(memory.content)
+            memory.kind == Kind.PINNED
+            or not (one_off(memory.content) or task_note(memory.content) or memory.id in replaced)
         ):
             lines["conventions"].append(
                 _line("conventions", memory.content, [memory.id], at, scope)
             )
-    lines["stack"] = _stack(db, scopes, at, scope)
+    lines["stack"] = _stack(db, scopes, at, scope, spread or stack_spread(db, STACK_KINDS))
     digests = MemoryFilter(scopes=scopes, tag=DIGEST_TAG, states=(State.ACTIVE,))
     latest = list_memories(db, digests, DIGESTS, "created")
     for memory in latest:
@@ -246,6 +297,25 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
                         if _belongs(section, part, opens=n == 0):
                             lines[section].append(_line(section, part, [memory.id], at, scope))
     return _said_once(lines)
+
+
+def _replaced(rules: list[Memory]) -> set[str]:
+    """The check facts another of the same purpose replaced: it passed more than
+    ``CURRENT_DAYS`` after them ("type checks run with `uv run pyright`" of June beside `uv run
+    ty check` of July). Two commands of one purpose run in the same week (a backend's and a
+    frontend's tests) both hold."""
+    days: dict[str, list[tuple[date, str]]] = {}
+    for memory in rules:
+        check = CHECK_FACT.match(memory.content)
+        if check:
+            day = date.fromisoformat(check.group(2))
+            days.setdefault(check.group(1), []).append((day, memory.id))
+    return {
+        memory_id
+        for runs in days.values()
+        for day, memory_id in runs
+        if max(runs)[0] - day > timedelta(days=CURRENT_DAYS)
+    }
 
 
 def _current(digest: Memory, newest: Memory) -> bool:
@@ -377,12 +447,13 @@ def host_kept(db: Database, scope: str) -> bool:
 def profile(m: Maintenance) -> TaskReport:
     report = m.report("profile")
     at = now_iso()
+    spread = stack_spread(m.db, STACK_KINDS)
     for scope in [GLOBAL_SCOPE, *(s for s in profile_scopes(m.db) if s != GLOBAL_SCOPE)]:
         if host_kept(m.db, scope):
             report.count("kept as the host wrote them")
             continue
         since = last_event(m.db)
-        ruled = written(m.db, scope, at)
+        ruled = written(m.db, scope, at, spread)
         lines = llm_written(m, ruled) or ruled
         with m.db.atomic():
             if m.overtaken(since, report):

@@ -942,14 +942,16 @@ def safe_line(text: str, width: int = 300) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _kept_lower(text: str) -> str:
-    return scrub(text)[0].lower()
+def kept_text(text: str) -> str:
+    """``text`` (a query) as an explanation or a context block may quote it: its secrets
+    and private parts hidden (``scrub``); once per text, as its reasons quote it often."""
+    return scrub(text)[0]
 
 
 def quoted_word(text: str, word: str) -> str:
     """``word`` of ``text`` as an explanation may quote it: not a part of a secret the text
     holds (recall's reason quoted the tail of a token typed into the query)."""
-    return word if word.lower() in _kept_lower(text) else "a word"
+    return word if word.lower() in kept_text(text).lower() else "a word"
 
 
 # How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).

@@ -11,13 +11,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE, project_root, project_scope
+from memctl.config.scope import (
+    GLOBAL_SCOPE,
+    LOCAL_REMOTE,
+    PATH_SCOPE,
+    project_root,
+    project_scope,
+)
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.model import HIDDEN_STATES
 from memctl.store.projects import ProjectRow, project_dirs, project_rows, scope_known
 
-PATH_SCOPE = "path:"
 PATH_STARTS = ("/", "~", ".")  # a scope given as a directory
 
 
@@ -116,7 +121,7 @@ def scope_named(ctx: Context, text: str) -> str | None:
     """The scope ``text`` names as a directory or a project's name; None when it names
     neither (it is then a scope as written)."""
     if text.startswith(PATH_STARTS):
-        return project_scope(Path(text).expanduser().resolve())
+        return project_scope(Path(text).expanduser().resolve(), ctx.settings.scope_key)
     if scope_known(ctx.db, text):
         return None
     found = [p for p in list_projects(ctx) if p.name.lower() == text.lower()]

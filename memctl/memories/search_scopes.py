@@ -4,7 +4,7 @@ recall` loads only this."""
 
 from __future__ import annotations
 
-from memctl.config.scope import GLOBAL_SCOPE
+from memctl.config.scope import GLOBAL_SCOPE, keyed_scope
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.projects import scope_named
@@ -25,7 +25,8 @@ def recall_scopes(
 def resolve_scope(ctx: Context, scope: str | None) -> str:
     """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
     project's name is that project's scope (``memories.projects``); another name stays, or
-    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
+    is the scope it became (an old ``path:`` scope of a project that got a remote, or
+    as an older memctl named it: ``config.scope.keyed_scope``)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
@@ -33,7 +34,7 @@ def resolve_scope(ctx: Context, scope: str | None) -> str:
     named = scope_named(ctx, scope)
     if named is None:
         _no_secret_scope(scope)
-    return scopes.resolve(ctx.db, named or scope)
+    return scopes.resolve(ctx.db, keyed_scope(named or scope, ctx.settings.scope_key))
 
 
 def _no_secret_scope(scope: str) -> None:

@@ -18,6 +18,7 @@ import re
 from datetime import datetime
 
 from memctl.memories.markdown import Headings
+from memctl.memories.privacy import kept_text
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
 from memctl.retrieve.params import Params
@@ -160,7 +161,10 @@ def render_context(
     for item in said_once(results):
         label = "session messages" if item.is_message else str(item.memory.category)
         groups.setdefault(label, []).append(item)
-    lines = [f"<{CONTEXT_TAG}>", f"{heading}: {escape_tags(' '.join(query.split()))}"]
+    # the query as the person may keep it: a password or <private> part of a prompt is not
+    # said back into the session (nor into the client's transcript of it)
+    quoted = escape_tags(" ".join(kept_text(query).split()))
+    lines = [f"<{CONTEXT_TAG}>", f"{heading}: {quoted}"]
     for label, items in groups.items():
         lines.append(f"## {label}")
         lines.extend(

@@ -28,7 +28,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time, parse_time
-from memctl.retrieve.answering import Answering, Parts, answering
+from memctl.retrieve.answering import Answering, Parts, answering, said_already
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import (
@@ -304,8 +304,8 @@ def recall(
     one was offered, not confirmed. ``named``: the projects the question names (scope ->
     name), weighed as the current project's. ``asking``: the session the question comes
     from (``with_latest``). ``answers``: each row standing for messages names its member's
-    part that answers (``answering.py``: it embeds sentences, so only for rows read);
-    ``calls``: a message row names its turn's call that answers (``turns.py``), likewise.
+    part that answers (``answering.py``: only for rows read); ``calls``: a message row names
+    its turn's call that answers (``turns.py``), likewise.
     """
     run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
@@ -329,8 +329,8 @@ def recall(
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)
-        # a fact that is its message's sentence says it already: not twice
-        said = found is not None and found.text in " ".join(item.memory.content.split())
+        # a fact that is its message's sentence, a digest quoting it, say it already: not twice
+        said = found is not None and said_already(found.text, item.memory.content)
         item.answering = None if said else found
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
-from memctl.memories.projects import labels
+from memctl.memories.projects import HIDDEN_STATES, labels
 from memctl.model import Category, Memory, State
 from memctl.retrieve.stages.mmr import jaccard, words
 from memctl.store.memories import MemoryFilter, list_memories
 from memctl.store.profile import ProfileLine, profile_lines
+from memctl.store.projects import project_rows
 
 SECTIONS = (Category.PROFILE, Category.PREFERENCES)
 # Two entries sharing more than this share of their words say the same thing once.
@@ -89,7 +90,7 @@ def build_profile(ctx: Context, scopes: tuple[str, ...] | None, limit: int) -> P
     where = MemoryFilter(scopes=scopes, categories=SECTIONS, states=(State.ACTIVE,))
     found = list_memories(ctx.db, where, None, sort="importance")
     found.sort(key=lambda m: (-m.importance, -m.confidence))  # stable: newest first within
-    written = written_profile(ctx, scopes)
+    written = latest_first(ctx, written_profile(ctx, scopes))
     sections = {
         str(section): _distinct([m for m in found if m.category == section])[:limit]
         for section in SECTIONS
@@ -106,6 +107,17 @@ def elsewhere(ctx: Context) -> dict[str, int]:
     counts.pop(GLOBAL_SCOPE, None)
     named = labels(ctx, list(counts))
     return {named.get(scope, scope): n for scope, n in counts.most_common()}
+
+
+def latest_first(ctx: Context, written: list[ProfileLine]) -> list[ProfileLine]:
+    """The lines of several projects, the global ones first, then by project as ``memctl
+    projects`` lists them (the latest work first), each project's in its sections' order:
+    a person reads the project they work on now first, not the one written first."""
+    if len({line.scope for line in written} - {GLOBAL_SCOPE}) < 2:
+        return written
+    hidden = tuple(str(s) for s in HIDDEN_STATES)
+    order = {row.scope: n for n, row in enumerate(project_rows(ctx.db, hidden))}
+    return sorted(written, key=lambda x: (x.scope != GLOBAL_SCOPE, order.get(x.scope, len(order))))
 
 
 def written_profile(ctx: Context, scopes: tuple[str, ...] | None) -> list[ProfileLine]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import apsw
 
-from memctl.config.files import open_private
+from memctl.config.files import home_problem, open_private
 from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
 from memctl.store import cjk
 from memctl.store.migrations import MIGRATIONS
@@ -120,14 +120,21 @@ class Database:
     ) -> None:
         self.connection = connection
         self.path = path
+        # the data directory whose keys the store's digests are made with (migrations): the
+        # file's folder, but a backup's is the store's (``backups/`` holds no key)
+        self.home = path.parent
         self._depth = 0
         self._busy_timeout_ms = busy_timeout_ms
         self._readers: dict[int, Database] = {}
         self.frozen = False  # opened read-only: its folder (a read-only disk) takes no write
 
     @classmethod
-    def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
-        """Open (creating if needed, private to this user) and migrate the database."""
+    def open(cls, path: Path, busy_timeout_ms: int = 5000, home: Path | None = None) -> Database:
+        """Open (creating if needed, private to this user) and migrate the database, whose
+        data directory is ``home`` (default: its folder)."""
+        problem = home_problem(path.parent)  # another user's, or every user's to write in
+        if problem:
+            raise StoreError(problem)
         with translated_errors(path):
             frozen = read_only(path)
             if not frozen:
@@ -140,6 +147,7 @@ class Database:
             if os.environ.get("MEMCTL_DEBUG_SQL"):
                 connection.exec_trace = _sql_tracer
             db = cls(connection, path, busy_timeout_ms)
+            db.home = home or path.parent
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             if not frozen:

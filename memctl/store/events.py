@@ -7,6 +7,7 @@ from typing import Any
 
 from memctl.model import Action, Event, now_iso
 from memctl.store.database import Database
+from memctl.store.migrations import LINK_EVENTS
 
 
 def log_event(
@@ -80,11 +81,25 @@ def log_run_events(
 
 
 def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0) -> list[Event]:
-    """Events, newest first, optionally of one memory."""
-    condition, params = ("memory_id = ?", [memory_id]) if memory_id else ("1", [])
+    """Events, newest first, optionally of one memory: its own, and each link or unlink
+    another memory made to it (``A --supports--> B`` is in B's history, as B's relations
+    show it), but for a supersede (the target's own update says it) and a relation the
+    same run stored both ways (a contradiction: the target's own event says it). Both
+    halves search the index of link events by target (m031): "+o." keeps SQLite off the
+    run's index (a maintain's run holds thousands of events), "+e.memory_id" drops the
+    column's text affinity, which would make it scan that index instead."""
+    if not memory_id:
+        rows = db.rows("SELECT * FROM events ORDER BY id DESC LIMIT ? OFFSET ?", [limit, offset])
+        return [_event(r) for r in rows]
     rows = db.rows(
-        f"SELECT * FROM events WHERE {condition} ORDER BY id DESC LIMIT ? OFFSET ?",
-        [*params, limit, offset],
+        "SELECT * FROM events WHERE memory_id = :id UNION ALL "
+        "SELECT * FROM events e WHERE json_extract(e.data, '$.dst_id') = :id "
+        f"AND e.{LINK_EVENTS} AND e.memory_id IS NOT :id "
+        "AND json_extract(e.data, '$.type') IS NOT 'supersedes' AND NOT EXISTS ("
+        "SELECT 1 FROM events o WHERE json_extract(o.data, '$.dst_id') = +e.memory_id "
+        f"AND o.{LINK_EVENTS} AND +o.memory_id = :id AND +o.run_id = e.run_id) "
+        "ORDER BY id DESC LIMIT :limit OFFSET :offset",
+        {"id": memory_id, "limit": limit, "offset": offset},
     )
     return [_event(r) for r in rows]
 

@@ -383,6 +383,21 @@ def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool
     return bool(db.tuples(f"SELECT 1 FROM entities e WHERE e.id = ? {where}", (entity, *params)))
 
 
+def mentioned_in(
+    db: Database, entity: int, limit: int, scopes: tuple[str, ...] | None = None
+) -> list[str]:
+    """The memories that mention ``entity`` (of ``scopes``; None: every scope's), active
+    ones first, each newest first, at most ``limit``; archived and deleted ones left out."""
+    where, params = _scoped(IN_SCOPES, scopes, 1)
+    rows = db.tuples(
+        "SELECT m.id FROM entity_mentions x JOIN memories m ON m.id = x.memory_id "
+        f"WHERE x.entity_id = ? AND m.state NOT IN ('archived', 'deleted') {where} "
+        "ORDER BY m.state != 'active', m.created_at DESC, m.id LIMIT ?",
+        (entity, *params, limit),
+    )
+    return [str(row[0]) for row in rows]
+
+
 TRIPLE_COLUMNS = (
     "t.id, t.predicate, t.state, t.superseded_by, t.created_at, "
     "s.id, s.name, s.kind, o.id, o.name, o.kind"
@@ -396,13 +411,15 @@ def triples_touching(
     limit: int = 500,
     scopes: tuple[str, ...] | None = None,
     sources: bool = True,
+    offset: int = 0,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
     active memory, when ``live_only``), with their sources (unless ``sources`` is False:
     ``attach_sources`` reads them for the few that need them); with ``scopes``, only the
     triples their memories state (live: their active memories), each with those sources
     alone. The scopes select before ``limit`` counts: a name other projects use often
-    ("Alice") leaves these scopes' edges of it their share."""
+    ("Alice") leaves these scopes' edges of it their share. ``offset``: the first rows
+    skipped (a page of them: live ones first, each oldest first)."""
     if not entities:
         return []
     ids = json.dumps(entities)
@@ -421,8 +438,8 @@ def triples_touching(
         "JOIN entities o ON o.id = t.object "
         "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
         f"OR t.object IN (SELECT value FROM json_each(?))) {live} {by} "
-        "ORDER BY t.state, t.created_at, t.id LIMIT ?",
-        (ids, ids, *params, limit),
+        "ORDER BY t.state, t.created_at, t.id LIMIT ? OFFSET ?",
+        (ids, ids, *params, limit, offset),
     )
     found = [
         GraphTriple(

@@ -50,6 +50,7 @@ class MemoryFilter:
     before: str | None = None
     stored: bool = False  # since/before count from when it entered this store, not its date
     after: tuple[str, str] | None = None  # keyset, newest first: after this (created_at, id)
+    session_id: str | None = None  # those distilled from this session (their session_id)
 
     def where(self, alias: str = "m", by_time: bool = False) -> tuple[str, list[Any]]:
         """A SQL condition over table alias ``alias`` and its parameters.
@@ -71,6 +72,9 @@ class MemoryFilter:
             if values is not None:
                 clauses.append(f"{column_of}.{column} IN ({', '.join('?' * len(values))})")
                 params.extend(str(v) for v in values)
+        if self.session_id is not None:  # never "+": its (session_id, created_at) index reads it
+            clauses.append(f"{alias}.session_id = ?")
+            params.append(self.session_id)
         if self.tag is not None:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
             params.append(self.tag)

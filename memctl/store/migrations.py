@@ -7,7 +7,9 @@ released migration; add the next one.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from memctl.model import PATH_KEY, content_hash, now_iso, path_key
@@ -20,6 +22,9 @@ class Database(Protocol):
     def execute(self, sql: str, params: Any = ()) -> None: ...
 
     def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
+
+    @property
+    def home(self) -> Path: ...
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -705,6 +710,14 @@ def m025_question_vocab(db: Database) -> None:
 HASH_TAKEN_OUT = "[forgotten]"
 
 
+# The trigger that keeps events from being changed: a migration that rewrites them (m026,
+# m032) drops it and makes it again.
+EVENTS_APPEND_ONLY_UPDATE = (
+    "CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN "
+    "SELECT RAISE(ABORT, 'events are append-only'); END"
+)
+
+
 def m026_forgotten_hashes(db: Database) -> None:
     """The events keep no SHA-256 of a text forgotten or redacted before forget and
     redact took those out (``store.forget.erase_quotes``): a ``content_hash`` beside a
@@ -720,10 +733,7 @@ def m026_forgotten_hashes(db: Database) -> None:
         db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
         for data, event_id in changed:
             db.execute("UPDATE events SET data = ? WHERE id = ?", (data, event_id))
-        db.execute(
-            "CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN "
-            "SELECT RAISE(ABORT, 'events are append-only'); END"
-        )
+        db.execute(EVENTS_APPEND_ONLY_UPDATE)
 
 
 def _unhash(value: Any) -> bool:
@@ -815,6 +825,75 @@ def m030_read_inside(db: Database) -> None:
         db.execute("ALTER TABLE transcript_reads ADD COLUMN inside TEXT")
 
 
+# The events that add or take a relation: the condition of the index on their target
+# (m031), written the same in a query (``events.list_events``) so SQLite takes that index.
+LINK_EVENTS = "action IN ('link', 'unlink')"
+
+
+def m031_link_targets(db: Database) -> None:
+    """The link and unlink events by the memory they point at (``data.dst_id``): a link
+    made from another memory is in its target's history too (``events.list_events``),
+    as its Relations show it, without reading every event."""
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS events_link_target ON events(json_extract(data, '$.dst_id')) "
+        f"WHERE {LINK_EVENTS}"
+    )
+
+
+# Where a scope is stored: each table's scope column (``scope_counts`` follows ``memories``
+# by its triggers), and the texts that quote one (an event's before and after, a job's
+# payload, a run's notes, an alias in ``meta``: its key and the scope it names).
+SCOPE_PLACES = (
+    ("memories", "scope"),
+    ("sessions", "scope"),
+    ("imports", "scope"),
+    ("profile_lines", "scope"),
+    ("events", "data"),
+    ("jobs", "payload"),
+    ("runs", "counts"),
+    ("runs", "decisions"),
+    ("runs", "notes"),
+    ("meta", "key"),
+    ("meta", "value"),
+)
+
+
+PLAIN_GLOB = "path:" + "[0-9a-f]" * 16  # config.scope.PLAIN_PATH, as a GLOB pattern
+
+
+def m032_keyed_path_scopes(db: Database) -> None:
+    """Every ``path:`` scope an older memctl stored (a plain digest of a folder: anyone with
+    a copy of the database could confirm a guessed folder) as its keyed name
+    (``config.scope.keyed_path``), under the home's key, made only when there is one to
+    rewrite. The events are rewritten too (as m026 does): an undo sets their scopes back.
+    The old names' pages are the next compaction's to rewrite (``FORGOTTEN_IN_FILE``)."""
+    from memctl.config.files import forget_key
+    from memctl.config.scope import PLAIN_PATH, keyed_path
+
+    quoted = re.compile(rf"\b{PLAIN_PATH.pattern}\b")
+    found = {
+        (table, column): rows
+        for table, column in SCOPE_PLACES
+        if (rows := db.tuples(f"SELECT rowid, {column} FROM {table} WHERE {column} LIKE '%path:%'"))
+    }
+    if not found:
+        return
+    key = forget_key(db.home)
+    db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+    for (table, column), rows in found.items():
+        for rowid, text in rows:
+            keyed = quoted.sub(lambda m: keyed_path(m.group(0), key), text)
+            if keyed != text:
+                db.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (keyed, rowid))
+    db.execute(EVENTS_APPEND_ONLY_UPDATE)
+    # the counts moved with the memories (by their trigger), leaving the old names at 0
+    db.execute(f"DELETE FROM scope_counts WHERE n = 0 AND scope GLOB '{PLAIN_GLOB}'")
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        (FORGOTTEN_IN_FILE, now_iso()),
+    )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -846,4 +925,6 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m028_cjk_bigrams,
     m029_followed_secrets,
     m030_read_inside,
+    m031_link_targets,
+    m032_keyed_path_scopes,
 ]

@@ -100,3 +100,21 @@ def stack_mentions(
         (str(name), list(json.loads(ids)), [i for i in json.loads(code) if i])
         for name, ids, code in rows
     ]
+
+
+def stack_spread(db: Database, kinds: tuple[str, ...]) -> tuple[dict[str, int], int]:
+    """How many scopes' active memories name each entity of ``kinds``, by name, and how
+    many scopes name any."""
+    rows = db.tuples(
+        "SELECT e.name, count(DISTINCT m.scope) FROM entities e "
+        "JOIN entity_mentions x ON x.entity_id = e.id JOIN memories m ON m.id = x.memory_id "
+        "WHERE m.state = 'active' AND e.kind IN (SELECT value FROM json_each(?)) GROUP BY e.id",
+        [json.dumps(kinds)],
+    )
+    scopes = db.value(
+        "SELECT count(DISTINCT m.scope) FROM memories m JOIN entity_mentions x ON x.memory_id "
+        "= m.id JOIN entities e ON e.id = x.entity_id WHERE m.state = 'active' "
+        "AND e.kind IN (SELECT value FROM json_each(?))",
+        [json.dumps(kinds)],
+    )
+    return {str(name): int(n) for name, n in rows}, int(scopes or 0)

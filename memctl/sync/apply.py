@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memctl.config.files import forget_key, known_sync_key
-from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE
+from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE, keyed_scope
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
 from memctl.ingest.graph import Indexed, Reading, Written, parse_triples, read
@@ -68,7 +68,8 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     changed: dict[str, list[Version]] = {}
     here = _local_scopes(ctx, home_key)
     for version in incoming.versions:
-        version = replace(version, scope=here.get(version.scope, version.scope))
+        scope = here.get(version.scope) or keyed_scope(version.scope, home_key)
+        version = replace(version, scope=scope)
         changed.setdefault(version.id, []).append(version)
     ids = set(changed) | {f.memory_id for f in incoming.removed}
     before = files_of(ctx.db, ids)

@@ -17,10 +17,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePath
 
-from memctl.config.scope import LOCAL_REMOTE
+from memctl.config.scope import LOCAL_REMOTE, PATH_SCOPE
 from memctl.memories.projects import repo_name
 from memctl.model import Memory
-from memctl.sync.layout import PATH_SCOPE
 
 Triple = tuple[str, str, str]
 # what stands for the session's folder in a file's text, as a shell names where it is

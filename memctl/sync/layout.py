@@ -22,7 +22,7 @@ import hmac
 import re
 from urllib.parse import quote, unquote
 
-from memctl.config.scope import LOCAL_REMOTE
+from memctl.config.scope import KEYED_DIGITS, KEYED_PATH, LOCAL_REMOTE, PATH_SCOPE
 from memctl.errors import SyncError
 from memctl.sync.untrusted import yaml_problem
 
@@ -41,9 +41,6 @@ SHARED_LOCAL = "local:"  # such a project's scope as the repository names it
 # hexadecimal digits of the plain digest an older memctl named a ``file:`` scope by, as
 # ``path:`` scopes have
 LOCAL_DIGITS = 16
-# hexadecimal digits of the keyed digest: twice the plain one's, so the two never meet
-KEYED_DIGITS = 32
-PATH_SCOPE = "path:"  # a project with no remote: a digest of its folder (config/scope.py)
 # Where an older memctl put such a project's files: under its folder's path, under a
 # plain digest of it, under its ``path:`` scope.
 FOLDER_SCOPES = tuple(
@@ -73,6 +70,8 @@ def shared_scope(scope: str, home_key: bytes) -> str:
     the same directory each sync."""
     if not scope.startswith((LOCAL_REMOTE, PATH_SCOPE)):
         return scope
+    if KEYED_PATH.fullmatch(scope):  # keyed already: the HMAC an older memctl's name was
+        return SHARED_LOCAL + scope.removeprefix(PATH_SCOPE)
     digest = hmac.new(home_key, scope.encode(), hashlib.sha256).hexdigest()
     return SHARED_LOCAL + digest[:KEYED_DIGITS]
 

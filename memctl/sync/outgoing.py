@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from memctl.config.files import forget_key, sync_key
+from memctl.config.scope import keyed_scope
 from memctl.context import Context
 from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
 from memctl.store import memories as store
@@ -116,14 +117,15 @@ def plan_export(
 def _shared_name(memory: Memory, winner: SyncFile | None, own_host: str, home_key: bytes) -> str:
     """The repository's name of the memory's scope: ``layout.shared_scope``'s, unless
     another machine's winning file names the scope as it is (a ``path:`` scope an older
-    memctl sent, which this machine took in under that name: the other machine's folder,
-    whose name here is not this home's to key)."""
+    memctl sent, which this machine took in under its keyed name: the other machine's
+    folder, whose name there is not this home's to change)."""
     if winner is not None and winner.host_id != own_host:
         try:
-            if parse_path(winner.path)[0] == memory.scope:
-                return memory.scope
+            named = parse_path(winner.path)[0]
         except ValueError:
-            pass
+            named = ""
+        if named and keyed_scope(named, home_key) == memory.scope:
+            return named
     return shared_scope(memory.scope, home_key)
 
 

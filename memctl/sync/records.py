@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from memctl.config.files import known_forget_key
 from memctl.config.safe_load import json_value
+from memctl.config.scope import keyed_scope
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import kept_content, kept_tags
@@ -162,14 +163,17 @@ def stable_id(scope: str, content: str) -> str:
 
 
 def parsed_records(
-    lines: Iterable[tuple[int, str]], default_scope: str, report: ImportReport
+    lines: Iterable[tuple[int, str]], default_scope: str, report: ImportReport, key: bytes | None
 ) -> Iterator[tuple[Memory, list[dict[str, Any]]]]:
-    """The memories of the lines; malformed lines are added to the report's errors."""
+    """The memories of the lines, an older memctl's ``path:`` scope as its keyed name here
+    (``config.scope.keyed_scope``: the same project); malformed lines are added to the
+    report's errors."""
     seen_any = False
     for number, line in lines:
         seen_any = True
         try:
-            yield parse_record(line, default_scope)
+            memory, relations = parse_record(line, default_scope)
+            yield replace(memory, scope=keyed_scope(memory.scope, key)), relations
         except (ValueError, TypeError, MemctlError) as exc:
             reason = safe_line(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
             report.errors.append(f"line {number}: {reason}")
@@ -192,7 +196,7 @@ def import_lines(
     report, pending_relations = ImportReport(), []
     batch: list[tuple[Memory, str]] = []
     scope = default_scope or ctx.settings.project_scope
-    for memory, relations in parsed_records(lines, scope, report):
+    for memory, relations in parsed_records(lines, scope, report, ctx.settings.scope_key):
         pending_relations += [(memory.id, r) for r in relations]
         batch.append(imported_from(memory, origin))
         if len(batch) >= IMPORT_BATCH:
@@ -224,7 +228,7 @@ def preview_lines(
     scope = default_scope or ctx.settings.project_scope
     seen: set[str] = set()
     key = known_forget_key(ctx.settings.home)
-    for memory, _ in parsed_records(lines, scope, report):
+    for memory, _ in parsed_records(lines, scope, report, ctx.settings.scope_key):
         present = memory.id in seen or bool(store.get_memories(ctx.db, [memory.id]))
         seen.add(memory.id)
         forgotten = not present and _forgotten_here(ctx, memory, memory.source, key)

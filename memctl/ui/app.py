@@ -78,6 +78,7 @@ class Viewer:
             autoescape=select_autoescape(default=True, default_for_string=True),
         )
         self.templates.filters["when"] = when
+        self.templates.filters["split"] = views.split_text
         self.opened: list[Context] = []
 
     def context(self) -> Context:

@@ -51,8 +51,15 @@ PAGE_SIZE = 50  # rows of a list page
 MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50  # rows of the runs page
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
+# Characters of a message its session page shows open (~4 screens of a long reply); the
+# rest folds under its own toggle: a pasted 2.6 MB log was laid out whole, a page 544,000
+# pixels tall, every message after it out of reach of a scroll.
+MESSAGE_SHOWN = 10_000
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
+# What a session page's marked messages are, by the link that opened it (``mark``): a
+# memory's sources (its page's links, the default), or what a recall matched.
+MARKS = {"source": "source", "match": "recall match"}
 RECALL_MOST = int(key_named("recall.limit").maximum or 0)  # rows a recall page lists, as `-n`
 
 
@@ -156,24 +163,43 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "pages": pages,
         "first": asked[0] if asked else passage.first,
         "asked": asked,
+        "mark": values.get("mark") if values.get("mark") in MARKS else "source",
+        "marks": MARKS,
         "holding": holding,
         "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
     }
 
 
+def split_text(text: str, most: int = MESSAGE_SHOWN) -> tuple[str, str]:
+    """A message's text as its session page shows it (the template's ``split`` filter):
+    at most ``most`` characters open, ended at a line break in their second half when
+    there is one, and the rest, folded."""
+    if len(text) <= most:
+        return text, ""
+    cut = text.rfind("\n", most // 2, most) + 1 or most
+    return text[:cut], text[cut:]
+
+
 def memories(ctx: Context, values: Values) -> dict[str, Any]:
+    """The memories, newest first, a page at a time (``after``); of one project
+    (``project``), or those distilled from one session (``session``: every one its page's
+    "Kept from it" names, and those past the first ``PAGE_SIZE`` it lists)."""
     scope = _project(ctx, values)
-    request = ListRequest(Filters(scope), PAGE_SIZE, after=_cursor(values.get("after")))
+    of = sessions_api.find_session(ctx, values["session"]) if values.get("session") else None
+    filters = Filters(scope, session=of.id if of else None)
+    request = ListRequest(filters, PAGE_SIZE, after=_cursor(values.get("after")))
     found = memory_api.list_memories(ctx, request)
     labels = project_labels(ctx, [m.scope for m in found] + ([scope] if scope else []))
     last = found[-1] if len(found) == PAGE_SIZE else None
+    title = f"Memories of {labels.get(scope, scope)}" if scope else "Memories"
     return {
-        "title": f"Memories of {labels.get(scope, scope)}" if scope else "Memories",
+        "title": f"{title} kept from session {of.title or of.id}" if of else title,
         "project": scope,
+        "session": of.id if of else None,
         "memories": [{**m.to_dict(), "project": labels.get(m.scope, m.scope)} for m in found],
         "next": f"{last.created_at}{KEY_SEPARATOR}{last.id}" if last else None,
-        "total": total(memory_api.count(ctx, Filters(scope)), "memory", "memories"),
+        "total": total(memory_api.count(ctx, filters), "memory", "memories"),
         "newest": bool(values.get("after")),
     }
 
@@ -279,23 +305,30 @@ def profile(ctx: Context, values: Values) -> dict[str, Any]:
 def graph(ctx: Context, values: Values) -> dict[str, Any]:
     """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
     entities; with it, its relations (live, then history), each with the memories that
-    state it."""
+    state it, ``graph_api.RELATIONS`` a page (``page``: its number)."""
     name = (values.get("entity") or "").strip()
-    request = graph_api.GraphRequest(name or None, all_scopes=True)
+    page = _number(values, "page", 1)
+    request = graph_api.GraphRequest(name or None, all_scopes=True, page=page)
     if not name:
         found = graph_api.summary(ctx, request)
         return {"title": "Graph", "entity": None, **found.to_dict()}
     shown = graph_api.entity_graph(ctx, request)
-    return {"title": f"Graph: {shown.entity.name}", **shown.to_dict()}
+    named = memory_api.by_ids(ctx, set(shown.mentioned))
+    return {
+        "title": f"Graph: {shown.entity.name}",
+        "per_page": graph_api.RELATIONS,
+        **shown.to_dict(),
+        "mentions": [about(named[i]) for i in shown.mentioned if i in named],
+    }
 
 
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     """Where a recall result opens: a memory's page, or a session message marked in its
-    session (its id is ``SESSION#N``)."""
+    session as the recall's match (its id is ``SESSION#N``)."""
     if not is_message or not session_id:
         return f"/memories/{quote(item_id)}"
     seq = item_id.rpartition("#")[2]
-    return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
+    return f"/sessions/{quote(session_id)}?from={seq}&to={seq}&mark=match"
 
 
 def same_as(key: str) -> dict[str, str]:
@@ -376,7 +409,8 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
         "title": f"Forget session {found.id}?",
         "session": found.to_dict(),
         "project": project_labels(ctx, [found.scope])[found.scope],
-        "copies": sessions_api.copies(ctx, found.id),  # other sessions repeating its messages
+        # other sessions repeating its messages
+        "copies": sessions_api.copies(ctx, found.id, reads="session"),
         "kept": [about(m) for m in sessions_api.kept_from(ctx, found.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,
     }
@@ -483,7 +517,7 @@ def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
 
 
 def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
-    done = sessions_api.forget(ctx, _session_id(values))
+    done = sessions_api.forget(ctx, _session_id(values), reads="session")  # its page's id
     return "/sessions", (
         f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
         f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"

@@ -18,11 +18,13 @@ from memctl.config.keys import KEYS, USER_KEYS, key_named
 from memctl.config.scope import normalise_remote, project_root, project_scope
 from memctl.config.settings import PROJECT_CONFIG, load_settings, read_config_file
 from memctl.config.writing import template, write_config_value
-from memctl.errors import ConfigError
+from memctl.errors import ConfigError, StoreError
+from memctl.store.database import Database
 from tests.conftest import run_cli
 
 DEFAULTS = {key.name: key.default for key in KEYS}
-PATH_SCOPE = re.compile(r"path:[0-9a-f]{16}")
+PATH_SCOPE = re.compile(r"path:[0-9a-f]{32}")  # keyed: config.scope.keyed_path
+KEY = bytes(range(32))  # a home's key (config.files.forget_key)
 WIDGET = "github.com/acme/widget"
 # Git must neither read nor need the machine's own configuration.
 GIT_ENV = {
@@ -380,6 +382,30 @@ def test_ollama_host_loses_to_any_setting_of_the_key(home: Path, tmp_path: Path)
     )
 
 
+def test_a_data_directory_another_user_owns_or_every_user_may_write_in_is_refused(
+    tmp_path: Path,
+) -> None:
+    """MEMCTL_HOME=/tmp/memctl, a folder another local user made first: their config.yaml
+    would say where this user's sessions go (an LLM endpoint, a sync remote), and a
+    memctl.db of theirs what this user's assistants are told. Refused, as the resident
+    process's folder is, before anything is read or written."""
+    home = tmp_path / "shared"
+    home.mkdir()
+    (home / "config.yaml").write_text("recall:\n  limit: 1\n", encoding="utf-8")
+    home.chmod(0o777)
+    with pytest.raises(ConfigError, match="may be written by every user"):
+        load_settings(home=home)
+    with pytest.raises(StoreError, match="may be written by every user"):
+        Database.open(home / "memctl.db")
+    assert not (home / "memctl.db").exists()
+    home.chmod(0o755)
+    assert load_settings(home=home).recall_limit == 1  # the user's own
+    if os.geteuid() == 0:  # only root can give a folder to another user
+        os.chown(home, 65534, 65534)
+        with pytest.raises(ConfigError, match="belongs to user 65534"):
+            load_settings(home=home)
+
+
 # --- scope --------------------------------------------------------------------------------
 
 
@@ -387,8 +413,8 @@ def test_git_remote_names_the_scope_from_any_subdirectory(tmp_path: Path) -> Non
     repo = make_repo(tmp_path / "Widget", "git@github.com:Acme/Widget.git")
     deep = repo / "src" / "widget" / "core"
     deep.mkdir(parents=True)
-    assert project_scope(repo) == WIDGET
-    assert project_scope(deep) == WIDGET
+    assert project_scope(repo, KEY) == WIDGET
+    assert project_scope(deep, KEY) == WIDGET
     assert project_root(deep) == repo
     assert load_settings(cwd=deep).project_scope == WIDGET
 
@@ -396,17 +422,17 @@ def test_git_remote_names_the_scope_from_any_subdirectory(tmp_path: Path) -> Non
 def test_clones_with_https_and_scp_urls_share_a_scope(tmp_path: Path) -> None:
     https = make_repo(tmp_path / "one", "https://user:token@github.com/acme/widget.git")
     scp = make_repo(tmp_path / "two", "git@github.com:Acme/Widget.git")
-    assert project_scope(https) == project_scope(scp) == WIDGET
+    assert project_scope(https, KEY) == project_scope(scp, KEY) == WIDGET
     other = make_repo(tmp_path / "three", "git@github.com:acme/widget-cli.git")
-    assert project_scope(other) == "github.com/acme/widget-cli"
+    assert project_scope(other, KEY) == "github.com/acme/widget-cli"
 
 
 def test_origin_is_preferred_to_other_remotes(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "fork")
     git(repo, "remote", "add", "aaa-upstream", "git@github.com:upstream/widget.git")
-    assert project_scope(repo) == "github.com/upstream/widget"
+    assert project_scope(repo, KEY) == "github.com/upstream/widget"
     git(repo, "remote", "add", "origin", "git@github.com:me/widget.git")
-    assert project_scope(repo) == "github.com/me/widget"
+    assert project_scope(repo, KEY) == "github.com/me/widget"
 
 
 def test_without_a_remote_the_scope_is_a_hash_of_the_directory(tmp_path: Path) -> None:
@@ -416,11 +442,11 @@ def test_without_a_remote_the_scope_is_a_hash_of_the_directory(tmp_path: Path) -
     plain_b = tmp_path / "plain-b"
     plain_a.mkdir()
     plain_b.mkdir()
-    scopes = [project_scope(no_remote), project_scope(plain_a), project_scope(plain_b)]
+    scopes = [project_scope(where, KEY) for where in (no_remote, plain_a, plain_b)]
     assert all(PATH_SCOPE.fullmatch(scope) for scope in scopes)
     assert len(set(scopes)) == 3
-    assert project_scope(no_remote / "sub") == scopes[0]
-    assert project_scope(plain_a) == scopes[1]  # stable
+    assert project_scope(no_remote / "sub", KEY) == scopes[0]
+    assert project_scope(plain_a, KEY) == scopes[1]  # stable
 
 
 @pytest.mark.parametrize("remote", ["git@github.com:Acme/Widget.git", None])
@@ -433,9 +459,9 @@ def test_a_worktree_shares_the_scope_of_its_main_repository(
     feature = (tmp_path / "feature").resolve()
     (feature / "src").mkdir()
     assert (feature / ".git").is_file()
-    assert project_scope(feature / "src") == project_scope(main)
+    assert project_scope(feature / "src", KEY) == project_scope(main, KEY)
     if remote:
-        assert project_scope(feature) == WIDGET
+        assert project_scope(feature, KEY) == WIDGET
     assert project_root(feature / "src") == feature  # its own project config
 
 

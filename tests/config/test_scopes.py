@@ -4,19 +4,30 @@ memories when its repository gets a remote (real git repositories, worktrees and
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import apsw
 import pytest
 
+from memctl.api.ingest import export
 from memctl.api.memory import Filters, ListRequest, RememberRequest, list_memories, remember
 from memctl.api.recall import RecallRequest, recall
+from memctl.api.sessions import forget
 from memctl.config import load_settings
-from memctl.config.scope import GLOBAL_SCOPE
+from memctl.config.files import forget_key
+from memctl.config.scope import GLOBAL_SCOPE, folder_scope, project_scope
 from memctl.context import Context
+from memctl.memories.search_scopes import resolve_scope
+from memctl.model import Memory, Session
 from memctl.store.events import list_events
+from memctl.store.sessions import save_session
+from memctl.store.writes import Writer
+from memctl.sync.layout import shared_scope
+from memctl.sync.records import import_lines
 from tests.config.test_config import git, make_repo
-from tests.conftest import run_cli
+from tests.conftest import run_cli, store_at_version
 from tests.fakes import HashEmbedder
 from tests.ingesting import distil
 
@@ -216,3 +227,72 @@ def test_recall_from_a_directory_holding_nothing_searches_every_project(
     run_cli("remember", "Bea prefers tea", "--scope", "project", cwd=home)
     kept = json.loads(run_cli("recall", "invoice job", "--json", cwd=home).stdout)
     assert [r["content"] for r in kept["results"]] == ["Bea prefers tea"]  # here's own
+
+
+# A folder's scope is keyed: a copy of the store cannot confirm a guessed folder
+
+
+def _tuples(path: Path, sql: str) -> list[tuple[object, ...]]:
+    connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return list(connection.execute(sql))
+    finally:
+        connection.close()
+
+
+def _values_holding(ctx: Context, text: str) -> list[str]:
+    """The tables of the store with a value holding ``text``."""
+    tables = ctx.db.tuples("SELECT name FROM sqlite_master WHERE type = 'table'")
+    found = []
+    for (table,) in tables:
+        rows = ctx.db.tuples(f'SELECT * FROM "{table}"')
+        if any(isinstance(v, str) and text in v for row in rows for v in row):
+            found.append(table)
+    return found
+
+
+def test_a_folder_s_scope_is_keyed_and_an_older_store_export_and_sync_name_keep_its_project(
+    home: Path, tmp_path: Path, open_in: Callable[..., Context]
+) -> None:
+    """An older memctl named a project with no remote by a plain SHA-256 of its folder:
+    anyone with the database, a backup, an export or ``projects --json`` could try a
+    guessed folder on it. Its store is migrated to the keyed name, in every table and
+    event, and an older export's record and the sync repository's name land in the same
+    project."""
+    folder, moved_from = tmp_path / "acme-layoffs", tmp_path / "old-place"
+    folder.mkdir()
+    plain, other = folder_scope(str(folder.resolve())), folder_scope(str(moved_from))
+    connection, old = store_at_version(home, 30)
+    writer = Writer(old)
+    writer.create(Memory(content="we ship the widget with make ship", scope=other), None)
+    writer.rescope(other, plain)  # its update event names both scopes
+    save_session(old, Session(id="s1", client="generic", scope=plain))
+    save_session(old, Session(id="s2", client="generic", scope=plain))
+    old.set_meta(f"scope_alias:{other}", plain)
+    connection.close()
+    backup = home / "backups" / "memctl-20260101T000000000000Z.db"  # made by that memctl
+    backup.parent.mkdir(mode=0o700)
+    shutil.copy(home / "memctl.db", backup)
+
+    ctx = open_in(folder)
+    scope = ctx.settings.project_scope
+    assert scope.startswith("path:") and scope != plain
+    assert _values_holding(ctx, plain) == _values_holding(ctx, other) == []
+    found = list_memories(ctx, ListRequest(Filters()))
+    assert [m.content for m in found] == ["we ship the widget with make ship"]
+    assert ctx.db.value("SELECT scope FROM sessions WHERE id = 's1'") == scope
+    assert resolve_scope(ctx, other) == resolve_scope(ctx, plain) == scope  # typed from before
+    assert shared_scope(scope, forget_key(home)) == shared_scope(plain, forget_key(home))
+    exported = "".join(export(ctx))
+    assert scope in exported and plain not in exported
+
+    record = json.loads(exported.splitlines()[0]) | {"id": "0" * 32, "scope": plain}
+    import_lines(ctx, [(1, json.dumps(record))], origin="old-export.jsonl")
+    assert len(list_memories(ctx, ListRequest(Filters()))) == 2
+    assert _values_holding(ctx, plain) == []
+
+    assert project_scope(folder, bytes(32)) not in (scope, plain)  # another home's key
+
+    forget(ctx, "s2")  # rewrites the backup: migrated with the store's key, not one of its own
+    assert not (backup.parent / "forget.key").exists()
+    assert _tuples(backup, "SELECT DISTINCT scope FROM sessions") == [(scope,)]

@@ -11,8 +11,8 @@ The model's script is simple and deterministic:
   client's own shell tool (Claude Code's ``Bash``, OpenCode's ``bash``, Codex's
   ``exec_command`` or ``shell``), then quote its output;
 - a prompt containing ``DELEGATE: <task>`` makes the model start a sub-agent (Claude
-  Code's Agent tool, Codex's ``spawn_agent``) with that task, which the sub-agent answers
-  ``ok``;
+  Code's Agent tool, OpenCode's ``task``, Codex's ``spawn_agent``) with that task, which
+  the sub-agent answers ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
   extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
 - anything else gets the answer ``ok``.
@@ -42,7 +42,9 @@ RUN_ID = "toolu_run"
 # Each answer its own message id, each tool call its own id: Claude Code rebuilds a resumed
 # session's history by them (answers sharing one id lose their turns on --resume)
 MESSAGE_IDS = itertools.count(1)
-AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
+AGENT_TOOLS = ("Agent", "Task", "task")  # Claude Code's sub-agent tool, by version; OpenCode's
+# the general-purpose agent, as each client names it (OpenCode 1.18's task tool lists "general")
+AGENT_TYPES = {"task": "general"}
 SPAWN_TOOL = "spawn_agent"  # Codex's (0.171, namespace multi_agent_v1)
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
@@ -109,7 +111,8 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     task = DELEGATE.search(said)
     agent = next((t for t in tools if t in AGENT_TOOLS), None)
     if task and agent and not results:
-        job = {"description": "a task", "prompt": task.group(1), "subagent_type": "general-purpose"}
+        kind = AGENT_TYPES.get(agent, "general-purpose")
+        job = {"description": "a task", "prompt": task.group(1), "subagent_type": kind}
         job["run_in_background"] = False  # the session waits for it (2.1.330 would not)
         return {"tool": agent, "input": job, "id": "toolu_agent"}
     command = RUN.search(_texts(last))

@@ -236,9 +236,12 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     )
     assert trusted.returncode == 0, trusted.stderr
     assert any("make release" in m for m in world.memories())
-    (session,) = json.loads(world.memctl("sessions", "list", "--json").stdout)
-    shown = json.loads(world.memctl("sessions", "show", session["id"], "--json").stdout)
-    assert f"[subagent] {review}" in [m["content"] for m in shown["messages"]]
+    # the untrusted session ran no hook: the first capture since `memctl install` stored it
+    listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+    shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
+    said = [[m["content"] for m in json.loads(s)["messages"]] for s in shown]
+    assert len(said) == 2 and all(any(m.startswith(FACTS) for m in s) for s in said)
+    assert sum(f"[subagent] {review}" in s for s in said) == 1
 
     seen = len(world.model.bodies("/v1/responses"))
     search = world.run(  # as installed: the server is required and its tools approved
@@ -430,13 +433,20 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     modes = memctl_through_a_shim(world, tmp_path)
     world.env["TMPDIR"] = str(tmp_path)
 
+    # a sub-agent too: OpenCode runs it in a child session, captured as it idles, with
+    # the session whose task call started it, as Codex's are
+    review = "Review scripts/release.sh for ordering bugs."
     with npm_registry(world) as asked:
-        first = world.run(opencode, "run", FACTS)
+        first = world.run(opencode, "run", f"{FACTS} DELEGATE: {review}")
         assert first.returncode == 0, first.stderr
         assert asked == []  # OpenCode installed nothing: offline, nothing to wait for
     stored = world.memories_soon("make release")  # captured on idle
     assert any("make release" in m for m in stored)
     assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
+    (session,) = json.loads(world.memctl("sessions", "list", "--json").stdout)
+    shown = json.loads(world.memctl("sessions", "show", session["id"], "--json").stdout)
+    said = [m["content"] for m in shown["messages"]]
+    assert f"[subagent] {review}" in said and any(m.startswith(FACTS) for m in said)
     assert set(modes.read_text().split()) == {"600"}
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     opencode_status = next(s for s in status if s["client"] == "opencode")
@@ -472,9 +482,10 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
     assert "@opencode-ai/plugin" in problem and "npm install" in problem
-    # both sessions again, from OpenCode's own database: nothing unreadable, none twice
+    # the three sessions again (the sub-agent's too), from OpenCode's own database:
+    # nothing unreadable, none twice, the sub-agent's still with its parent
     backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
-    assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
+    assert backfilled["per_client"] == {"opencode": 3} and backfilled["failed"] == 0
     listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
     assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
     assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over

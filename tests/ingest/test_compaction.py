@@ -74,7 +74,7 @@ def test_a_real_compaction_belongs_to_its_project_and_keeps_its_fixes(
     assert f'"{project}/assets"' in text  # it ran in a sub-folder of the project
     ctx = make_ctx()
     session = ingest_file(ctx, in_claude_place(text, tmp_path / "home", project))
-    assert get_session(ctx.db, session).scope == project_scope(project)  # type: ignore[union-attr]
+    assert get_session(ctx.db, session).scope == project_scope(project, ctx.settings.scope_key)  # type: ignore[union-attr]
     digest = digest_of(ctx, session).content
     assert "create a detailed summary" not in digest  # the prompt is no request
     assert "<analysis>" not in digest

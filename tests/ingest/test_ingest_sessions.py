@@ -190,7 +190,8 @@ def test_a_session_is_scoped_by_its_own_cwd(
         IngestOptions(session_id="third"),
     ).report
     assert report.scope == again.scope and report.scope.startswith("path:")
-    assert report.scope != project_scope(tmp_path)  # not the directory memctl ran in
+    here = project_scope(tmp_path, ctx.settings.scope_key)
+    assert report.scope != here  # not the directory memctl ran in
 
 
 def claude_record(kind: str, content: Any, at: str, **extra: Any) -> dict[str, Any]:

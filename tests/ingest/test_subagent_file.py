@@ -86,9 +86,13 @@ def test_a_sub_agents_digest_says_whose_it_is_and_its_orders_are_no_rules(ctx: C
     assert any(rule.startswith("tests run with `pnpm --filter") for rule in rules), rules
 
 
-def test_an_opencode_task_sessions_heading_drops_its_subagent_mark(ctx: Context) -> None:
-    """OpenCode's task tool titles a sub-agent's session "<description> (@<agent>
-    subagent)"; the digest's heading says "(opencode sub-agent)" already."""
+def test_an_opencode_task_session_is_its_parents_and_its_heading_its_order(ctx: Context) -> None:
+    """OpenCode's task tool runs a sub-agent in a session of its own (``parentID``), which
+    its hooks capture as it idles, before the parent's turn ends: stored with the parent,
+    as a Codex sub-agent's rollout is, without the task's title ("<description> (@<agent>
+    subagent)", which would stand for the parent's until the parent's capture). A session
+    stored so before keeps that title: the digest's heading drops the mark, as it says
+    "(opencode sub-agent)" already."""
     said = [
         ("user", "Verify the retry fix in src/retry.ts and list blocking issues only."),
         ("assistant", "[tool bash: pnpm test]"),
@@ -103,11 +107,13 @@ def test_an_opencode_task_sessions_heading_drops_its_subagent_mark(ctx: Context)
     info["time"] = {"created": 1767225600000}
     raw = json.dumps({"info": info, "messages": messages}).encode()
     captured = capture(ctx, Input(io.BytesIO(raw), "ses_2.json"), IngestOptions(client="opencode"))
+    assert captured.session.id == "ses_1" and count_sessions(ctx.db)[0] == 1
     run_session(ctx, captured.session.id)
     digest = session_memory(ctx.db, captured.session.id, DIGEST_TAG)
     assert digest is not None
     heading = digest.content.splitlines()[0]
-    assert heading.endswith("(opencode sub-agent) — Verify the fix"), heading
+    assert "(opencode sub-agent) — Verify the retry fix in src/retry.ts" in heading, heading
+    assert heading_title("Verify the fix (@review subagent)") == "Verify the fix"
     assert heading_title("Review the diff") == "Review the diff"
 
 

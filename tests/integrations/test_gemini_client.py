@@ -22,7 +22,6 @@ from memctl.api.memory import RememberRequest, remember
 from memctl.clients import gemini
 from memctl.clients.base import Launcher, Where
 from memctl.config import load_settings
-from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.ingest.backfill import store_all
 from memctl.integrations import hooks, setup
@@ -180,7 +179,7 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
         hook(["gemini", "AfterAgent"], {**payload, "hook_event_name": "AfterAgent"}, capsys) == ""
     )
     count, scope, text = stored_text(SESSION)
-    assert count == 5 and scope == project_scope(workspace)
+    assert count == 5 and scope == load_settings(cwd=workspace).project_scope
     assert text.count("[tool mcp_memctl_memory_search: deploy shop]") == 1  # written twice there
     assert "How do we ship it? SEARCH: deploy shop" in text
     assert "memctl-context" not in text  # its own block, HTML-escaped by Gemini CLI: not kept
@@ -223,7 +222,8 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
         report = store_all(ctx, targets)
     assert (report.messages, report.failed) == (1, 0)
     count, scope, text = stored_text("0a0b0c0d-1111")
-    assert (count, scope, text) == (1, project_scope(workspace), "Use pnpm, not npm.")
+    here = load_settings(cwd=workspace).project_scope
+    assert (count, scope, text) == (1, here, "Use pnpm, not npm.")
 
 
 def test_memctls_server_instructions_open_no_private_block() -> None:

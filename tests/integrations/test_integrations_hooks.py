@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from memctl.api.sessions import last_captured
+from memctl.clients.base import Launcher, Where
 from memctl.config import load_settings
-from memctl.config.scope import project_scope
 from memctl.context import Context
-from memctl.integrations import hooks
+from memctl.ingest import pending
+from memctl.integrations import hooks, setup
 from memctl.maintain.spawn import NICENESS
 from memctl.store.sessions import count_sessions, get_session, messages_after
 from tests.conftest import run_cli
@@ -183,6 +184,66 @@ def test_a_codex_stop_stores_the_sub_agents_it_started_and_later_hooks_what_they
     assert said.count("What did the review find? SAY: @review") == 1  # the person's words
 
 
+def test_the_worker_stores_the_sub_agents_of_a_rollout_a_hook_left_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parent rollout too big for its hook (handed to the worker, or left to maintain):
+    the chunked capture marks the rollouts its ``spawn_agent`` results name, found beside
+    the parent's (not through $CODEX_HOME, which the worker may not have), and stores them
+    in the same run, under the parent's session."""
+    parent, agent = "01a22ce4-704d-7a62-8836-eae5b7053bd9", "01a22ce4-83e5-7ea2-a65f-f6b74e18ff02"
+    root = tmp_path / "codex" / "sessions"
+    (root / "2026" / "11" / "30").mkdir(parents=True)
+    (root / "2026" / "12" / "01").mkdir(parents=True)  # the sub-agent wrote after midnight
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "elsewhere"))
+    rollout = root / "2026" / "11" / "30" / f"rollout-2026-11-30T14-38-18-{parent}.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed.jsonl", rollout)
+    thread = root / "2026" / "12" / "01" / f"rollout-2026-11-30T14-38-23-{agent}.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed-subagent.jsonl", thread)
+    settings = load_settings()
+    left = pending.Pending(str(rollout), "codex", parent, str(tmp_path), -1, time.time(), "codex")
+    pending.remember(settings.home, left)  # as a hook marks a rollout it hands on
+    with Context(settings) as ctx:
+        done = pending.capture_grown(ctx, print)
+        said = [m.content for m in messages_after(ctx.db, parent, 0)]
+        assert count_sessions(ctx.db)[0] == 1
+    assert [Path(entry.path) for entry, _ in done] == [rollout, thread]
+    assert "[subagent] Review scripts/release.sh for ordering bugs, SLOWLY." in said
+    assert said.count("What did the review find? SAY: @review") == 1  # the person's words
+    assert pending.grown(settings.home, "", 1, None) == []  # each recorded as captured
+
+
+def test_the_first_codex_capture_after_install_stores_the_session_no_hook_ran_in(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex reads its hooks as a session starts: the session in which the person trusted
+    them (at Codex 0.171's prompt, in its TUI) runs none. The first capture hook after
+    ``memctl install`` stores it too, once; a session over before the install stays out
+    (``ingest --backfill`` is for those)."""
+    codex_home = tmp_path / "codex"
+    day = codex_home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    earlier = day / "rollout-2025-10-02T14-21-07-0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex.jsonl", earlier)
+    an_hour_ago = time.time() - 3600
+    os.utime(earlier, (an_hour_ago, an_hour_ago))
+    where = Where(tmp_path / "user", None, {"CODEX_HOME": str(codex_home), "PATH": ""})
+    setup.install(setup.InstallRequest("codex", force=True), where, Launcher(("memctl",)), home)
+    trusting = day / "rollout-2026-11-30T11-58-33-01a22c52-2f5e-7272-bc87-24c106a88ffa.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171.jsonl", trusting)  # no hook ran in it
+    hooked = day / "rollout-2026-11-30T14-38-18-01a22ce4-704d-7a62-8836-eae5b7053bd9.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex-0.171-resumed.jsonl", hooked)
+    event = {"transcript_path": str(hooked), "cwd": str(tmp_path)}
+    hook(["codex", "Stop"], event, capsys)
+    ids = {"01a22c52-2f5e-7272-bc87-24c106a88ffa", "01a22ce4-704d-7a62-8836-eae5b7053bd9"}
+    assert {s for s in ids if stored(s)} == ids
+    assert not stored("0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57")
+    os.utime(earlier)  # changed now: a later hook does not catch up again
+    hook(["codex", "Stop"], event, capsys)
+    assert not stored("0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57")
+
+
 def test_opencode_plugin_payload_is_captured(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -191,6 +252,13 @@ def test_opencode_plugin_payload_is_captured(
     payload = {"cwd": str(tmp_path), "session_id": session_id, "export": export}
     assert hook(["opencode", "session.idle"], payload, capsys) == ""
     assert stored(session_id) > 0
+    # a sub-agent's child session (OpenCode 1.18's task tool), which idles before its
+    # parent: stored with the parent, as a Codex sub-agent's rollout is
+    child = {**export, "info": {**export["info"], "id": "ses_child", "parentID": session_id}}
+    payload = {"cwd": str(tmp_path), "session_id": "ses_child", "export": child}
+    before = stored(session_id)
+    assert hook(["opencode", "session.idle"], payload, capsys) == ""
+    assert stored("ses_child") == 0 and stored(session_id) > before
 
 
 def test_hooks_record_when_they_fired(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -320,7 +388,7 @@ def test_cursor_hooks_and_backfill_store_a_real_conversation_once(
     shown = run_cli("install", "status", "--json", env={"HOME": str(user)})
     assert next(s for s in json.loads(shown.stdout) if s["client"] == "cursor")["captured"]
     count, scope, text, _ = session_text(conversation)
-    assert count == 9 and scope == project_scope(workspace)
+    assert count == 9 and scope == load_settings(cwd=workspace).project_scope
     assert text.startswith("Generate a file with all the HBO shows from the 90's in it\n")
     assert "[REDACTED]" not in text and "<user_query>" not in text
     assert "[tool WebSearch: HBO original series 1990s list complete]" in text

@@ -1,48 +1,125 @@
 """A row that stands for folded messages shows the member's sentences that answer (issue 33,
-retrieve/answering.py): chosen by meaning, with its SESSION#N. Real SQLite and the real
-model: meaning is what is tested."""
+retrieve/answering.py): the member chosen by its stored vectors, with its SESSION#N, the
+sentence by the query's words, and nothing embedded at query time. Real SQLite and the real
+model: the member is chosen by meaning."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.message_vectors import embed_messages, parts
 from memctl.integrations.mcp_search import hit
-from memctl.retrieve.answering import ANSWER_CHARS, shown
+from memctl.model import Message, Role, Session
+from memctl.retrieve.answering import ANSWER_CHARS, best_sentence, said_already, shown
+from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
-from tests.conftest import said_in_session
-from tests.retrieve.test_message_vectors import SAID, SESSION_END, _digest
+from memctl.store import sessions
+from tests.retrieve.test_message_vectors import _digest
 
-# the answer said in the session, after a sentence about something else
+# the answer said in the session, in words other than the question's, after a short opening
+OPENING = "Noted."
 ANSWER = "We found the integration suite runs serially, so CI takes forty minutes."
-MEMBER = f"I had pizza for lunch today. {ANSWER}"
+WORK = [
+    (Role.USER, "I had pizza for lunch today, the new place on Main Street."),
+    (Role.ASSISTANT, f"{OPENING} {ANSWER}"),
+    (Role.USER, "ok, shard it"),
+    (Role.ASSISTANT, "Done, pushed to main."),
+]
+DONE = "We split it into four shards, so it takes ten minutes now."
+QUESTION = "How long does CI take these days?"
+# asked again in other words: the question is the member closest in meaning (cosine 0.40, its
+# reply 0.36), folded into the digest
+ASKED_AGAIN = "what is the duration of our build pipeline?"
+ASKED = [
+    (Role.USER, QUESTION),
+    (Role.ASSISTANT, f"{DONE} Before that it took forty minutes."),
+    (Role.USER, "thanks!"),
+]
 
 
-def test_a_digest_shows_its_member_sentence_closest_in_meaning(
+class Counting:
+    """The real embedder, keeping every text it was asked to embed."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner, self.texts = embedder, list[str]()
+        self.name, self.dim = embedder.name, embedder.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += texts
+        return self.inner.embed(texts)
+
+
+def _session(ctx: Context, said: list[tuple[Role, str]], session_id: str) -> None:
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session(id=session_id, client="generic", scope="global"))
+        sessions.insert_messages(
+            ctx.db,
+            [Message(r, t, session_id=session_id, seq=n) for n, (r, t) in enumerate(said, 1)],
+        )
+
+
+def test_a_digest_shows_its_member_closest_in_meaning_and_embeds_nothing(
     home: Path, local_embedder: Embedder
 ) -> None:
-    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
-        said_in_session(on, [*SAID[:2], MEMBER, *SESSION_END], "s1")
-        digest = _digest(on, "Session: the integration suite; Outcome: split into shards", "s1")
+    counting = Counting(local_embedder)
+    with Context(load_settings(overrides={"recall.message_vectors": True}), counting) as on:
+        _session(on, WORK, "s1")
+        digest = _digest(on, "Session: CI; Outcome: pushed to main", "s1")
         embed_messages(on.db, on.embedder, 100)
-        question = "why are our builds so slow?"
-        slow = recall(on, question, touch=False, sessions=True, answers=parts)
-        budgeted = recall(on, question, touch=False, budget=400, answers=parts)
-    first = slow.results[0]
-    assert first.memory.id == digest.id and "s1#3" in first.members
-    assert first.answering is not None
-    assert first.answering.message == "s1#3"
-    assert first.answering.text == ANSWER  # not the pizza: the sentence closest in meaning
-    assert first.to_dict()["from"]["message"] == "s1#3"
-    assert hit(first)["from"]["text"] == ANSWER
+        before = len(counting.texts)
+        found = recall(on, "why are our builds so slow?", touch=False, sessions=True, answers=parts)
+        budgeted = recall(on, "why are our builds so slow?", touch=False, budget=400)
+    row = next(r for r in found.results if r.memory.id == digest.id)
+    assert row.answering is not None and row.answering.message == "s1#2"
+    # no sentence holds the query's words: the opening, short, with the sentence after it
+    assert row.answering.text == f"{OPENING} {ANSWER}"
+    assert hit(row)["from"]["text"] == row.to_dict()["from"]["text"] == row.answering.text
+    # the query alone was embedded, no sentence of a member's (main embedded the part's)
+    assert not [t for t in counting.texts[before:] if "serially" in t]
     # a context block's rows show their own text: its budget is unchanged
     assert all(r.answering is None for r in budgeted.results)
 
 
+def test_a_users_question_gives_way_to_the_reply_after_it(
+    home: Path, local_embedder: Embedder
+) -> None:
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        _session(on, ASKED, "s2")
+        digest = _digest(on, "Session: CI timing; Outcome: answered", "s2")
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(on, ASKED_AGAIN, touch=False, sessions=True, answers=parts)
+    row = next(r for r in found.results if r.memory.id == digest.id)
+    # the question is the closest member (it is the query): its reply is what answers
+    assert row.answering is not None and row.answering.message == "s2#2"
+    assert row.answering.text.startswith(DONE)
+
+
+def test_a_sentence_the_row_holds_already_is_told_by_its_words() -> None:
+    digest = "Session — CI; Outcome: **Run** `make release` to deploy the billing service."
+    assert said_already("Run make release to deploy the billing service.", digest)
+    fact = "Prepare a focused plan with clear steps for tracking."
+    assert said_already("great, prepare a focused plan with clear steps for tracking.", fact)
+    # a digest quoting it cut short does not show its rest
+    quoted = "Found: **Workflows**: - pr-review: code review on PRs - inline…"
+    said = "Workflows: pr-review: code review on PRs; inline-fix: fixes lint errors in place."
+    assert not said_already(said, quoted)
+    assert not said_already("The threshold is 0.9 for the billing service.", digest)
+
+
+def test_the_sentence_holding_the_most_query_words_is_chosen_else_the_opening() -> None:
+    pieces = ["We looked at the logs.", "The billing alerts fire at 0.9.", "Then we pushed."]
+    assert best_sentence(pieces, query_words("when do the billing alerts fire?")) == 1
+    assert best_sentence(pieces, query_words("why are our builds so slow?")) == 0
+
+
 def test_a_short_sentence_takes_the_next_and_a_long_one_is_cut() -> None:
     assert shown(["Done.", "The threshold is 0.9.", "Bye."], 0) == "Done. The threshold is 0.9."
+    alone = "The integration suite runs serially, so CI takes forty minutes."
+    assert shown([alone, "word " * 60], 0) == alone
     long = shown(["word " * 100], 0)
     assert len(long) == ANSWER_CHARS and long.endswith("…")

@@ -95,6 +95,19 @@ def test_the_per_prompt_block_holds_with_a_token_or_a_log_and_names_neither(
     assert recall.prompt_context(ctx, PromptRequest(unrelated)).block == ""
 
 
+def test_the_per_prompt_block_says_no_password_of_the_prompt_back(
+    ctx: Context,
+) -> None:
+    """The heading quoted the prompt's questions as typed: a password said in one went
+    back into the session (and the client's transcript of it)."""
+    fact = "We deploy a release with make release from the main branch."
+    remember(ctx, fact)
+    prompt = f"{QUESTION} The release password is Zebrafinch-204, right?"
+    block = recall.prompt_context(ctx, PromptRequest(prompt)).block
+    assert fact in block and "Memories relevant to: How do we deploy a release?" in block
+    assert "Zebrafinch" not in block
+
+
 def test_two_questions_of_one_prompt_each_bring_their_memory(ctx: Context) -> None:
     deploy = "We deploy a release with make release from the main branch."
     staging = "The staging cluster runs k3s on the office rack."

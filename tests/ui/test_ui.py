@@ -21,11 +21,19 @@ import apsw
 import pytest
 from starlette.testclient import TestClient
 
+from memctl.api import graph as graph_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api.maintain import MaintainRequest, maintain
-from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
+from memctl.api.memory import (
+    EventsRequest,
+    Filters,
+    LinkRequest,
+    ListRequest,
+    RememberRequest,
+    UpdateRequest,
+)
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -151,6 +159,47 @@ def test_sessions_and_one_session(client: TestClient, stored: Context) -> None:
     assert "no stored session" in client.get("/sessions/nope").text
 
 
+def test_every_memory_kept_from_a_session_is_listed_past_its_pages_first(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Kept from it" stopped at a page's memories, and no page listed the rest
+    kept = {m.id for m in sessions_api.kept_from(stored, SESSION, 1000)}
+    assert len(kept) >= 2, kept
+    monkeypatch.setattr(views, "PAGE_SIZE", 1)
+    page = unescape(client.get(f"/sessions/{SESSION}").text)
+    assert f'<a href="/memories?session={SESSION}">every memory kept from it</a>' in page
+    listed, after = [], None
+    while True:
+        shown = client.get("/memories.json", params={"session": SESSION, "after": after}).json()
+        listed += [m["id"] for m in shown["memories"]]
+        if not (after := shown["next"]):
+            break
+    assert set(listed) == kept and len(listed) == len(kept)
+    html = unescape(client.get("/memories", params={"session": SESSION}).text)
+    assert f"session={SESSION}&after=" in html  # its next page keeps the session
+    assert "Something to remember" not in html  # a remembered text is of no session
+    assert client.get("/memories", params={"session": "no-such-session"}).status_code == 404
+    # `memctl list --session` lists the same, by a prefix of the id too
+    by_prefix = memory_api.list_memories(stored, ListRequest(Filters(session=SESSION[:8])))
+    assert {m.id for m in by_prefix} == kept
+
+
+def test_a_huge_message_shows_its_start_and_folds_the_rest(
+    client: TestClient, stored: Context
+) -> None:
+    """A pasted log of megabytes was laid out whole: a page hundreds of thousands of pixels
+    tall, every message after it out of reach. Its start shows, the rest is one toggle."""
+    log = "".join(f"line {n} of the build log <b>\n" for n in range(3_000))
+    ingest_text(stored, f"user: why does this fail?\n{log}assistant: line 2999 says why\n", "big")
+    page = client.get("/sessions/big").text
+    shown, _, rest = page.partition('<details class="rest">')
+    assert "line 10 of the build log &lt;b&gt;" in shown and "line 2998 " not in shown
+    assert "line 2998 of the build log &lt;b&gt;" in rest and "<b>" not in page
+    assert "characters more</summary>" in rest and "line 2999 says why" in rest  # what follows
+    whole = client.get("/sessions/big.json").json()["messages"][0]["content"]
+    assert whole.endswith("line 2999 of the build log <b>")  # the JSON keeps every line
+
+
 def test_memories_memory_and_its_sources(client: TestClient, stored: Context) -> None:
     listed = client.get("/memories.json").json()["memories"]
     distilled = next(m for m in listed if m["source"].startswith("session:"))
@@ -219,6 +268,35 @@ def test_a_contradiction_reads_the_same_in_relations_and_history(
     page = unescape(client.get(f"/memories/{earlier}").text)
     assert "Contradicted by <a" in page
     assert "link: contradicted by <a" in page and "link: contradicts" not in page
+    # each side's own event of the pair, not the other's too (each is stored both ways)
+    later = next(m["id"] for m in listed if m["content"].startswith("We never run"))
+    for one in (earlier, later):
+        events = memory_api.events(stored, EventsRequest(one, 50))
+        assert [e.memory_id for e in events if e.action == "link"] == [one], events
+
+
+def test_a_link_made_from_another_memory_is_in_its_targets_history_and_its_undo(
+    client: TestClient, stored: Context
+) -> None:
+    """`link A B --type supports` showed on B's Relations ("Supported by A") and not in
+    B's history (`memctl events B`): now in both, with an Undo of that run on B's page."""
+    a, b = (
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Invoices go out every hour", "Invoices are sent hourly")
+    )
+    memory_api.link(stored, LinkRequest(a, b, "supports", 0.5))
+    events = memory_api.events(stored, EventsRequest(b, 50))
+    assert [(e.action, e.memory_id) for e in events][:2] == [("link", a), ("create", b)]
+    page = unescape(client.get(f"/memories/{b}").text)
+    history_part = page[page.index('<h2 id="history">') :]
+    assert (
+        "link: supported by <a" in history_part and "Invoices go out every hour</a>" in history_part
+    )
+    undo = re.search(r'action="(/runs/[0-9a-f]+/undo)"', history_part)
+    assert undo is not None and events[0].run_id in undo.group(1)
+    memory_api.unlink(stored, a, b)
+    assert [e.action for e in memory_api.events(stored, EventsRequest(b, 1))] == ["unlink"]
+    assert memory_api.events(stored, EventsRequest(b, 1, page=3))[0].action == "create"
 
 
 def test_the_runs_pages_follow_each_other_to_the_first_run(
@@ -330,6 +408,44 @@ def test_the_graph_page_shows_what_memctl_graph_does(client: TestClient, stored:
     assert missing.status_code == 404 and "no entity named" in missing.text
 
 
+def test_an_entitys_relations_past_a_page_are_on_the_next_ones(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a hub's relations stopped at graph_api.RELATIONS, and nothing said more were left out
+    said = [
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Alice works at Acme.", "Alice lives in Paris.", "Alice moved from Sweden.")
+    ]
+    maintain(stored, MaintainRequest(only="graph"))
+    # an entity's page names the memories mentioning it (the most mentioned entities often
+    # have no relation: their page said "No relations yet" and nothing more)
+    sweden = client.get("/graph.json", params={"entity": "Sweden"}).json()
+    assert sweden["mentioned"] == [said[2]] and not sweden["mentioned_more"]
+    html = unescape(client.get("/graph", params={"entity": "Sweden"}).text)
+    assert f'<h2>Mentioned in</h2><ul><li><a href="/memories/{said[2]}">Alice moved' in html
+    monkeypatch.setattr(graph_api, "MENTIONS", 2)
+    alice = client.get("/graph.json", params={"entity": "Alice"}).json()
+    assert len(alice["mentioned"]) == 2 and set(alice["mentioned"]) < set(said)
+    assert alice["mentioned_more"]
+    monkeypatch.setattr(graph_api, "RELATIONS", 2)
+    pages, page = [], 1
+    while True:
+        shown = client.get("/graph.json", params={"entity": "Alice", "page": page}).json()
+        pages.append([t["id"] for t in shown["relations"] + shown["history"]])
+        if not shown["more"]:
+            break
+        html = unescape(client.get("/graph", params={"entity": "Alice", "page": page}).text)
+        assert f'href="/graph?entity=Alice&page={page + 1}">More relations</a>' in html
+        page += 1
+    assert len(pages) >= 2 and all(len(ids) == 2 for ids in pages[:-1]), pages
+    every = [i for ids in pages for i in ids]
+    assert len(every) == len(set(every)) >= 3  # each relation once, none left out
+    last = unescape(client.get("/graph", params={"entity": "Alice", "page": page}).text)
+    assert "More relations" not in last and ">Earlier relations</a>" in last
+    past = client.get("/graph", params={"entity": "Alice", "page": page + 1})
+    assert past.status_code == 404 and f"no relations on page {page + 1}" in past.text
+
+
 def test_recall_labels_and_explains(client: TestClient) -> None:
     data = client.get("/recall.json", params={"q": "staging database PostgreSQL"}).json()
     first = data["results"][0]
@@ -370,9 +486,14 @@ def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClie
     messages = [r for r in data["results"] if r["from_session_messages"]]
     assert messages, data["results"]
     session, _, seq = messages[0]["id"].rpartition("#")
-    assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}"
+    assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}&mark=match"
     page = client.get(messages[0]["href"]).text  # the page the link opens
     assert "flaky login test" in page
+    # marked as what the recall matched, not as a memory's source (the same page's mark
+    # from a memory's Sources)
+    assert "<strong>(recall match)</strong>" in page and "(source)" not in page
+    sourced = client.get(f"/sessions/{session}?from={seq}&to={seq}").text
+    assert "<strong>(source)</strong>" in sourced and "(recall match)" not in sourced
     # each result says what it is, as `memctl recall` does: a message of a session, or a
     # memory with its category; its project and its date
     listed = client.get("/recall", params={"q": "flaky login test"}).text
@@ -647,6 +768,33 @@ def test_a_session_whose_id_holds_a_hash_can_be_forgotten(
     assert done.status_code == 303
     assert client.get(f"/sessions/{quote('tk#42', safe='')}.json").status_code == 404
     assert sessions_api.forget_target(stored, "here-1#1")[1] == 1  # a message, as before
+
+
+def test_a_ref_naming_a_session_and_another_sessions_message_is_refused_until_told(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """With sessions "tk" and "tk#2" stored, "tk#2" took the session "tk#2" when message 2
+    of "tk" may have been meant (forgetting cannot be undone), and `memctl forget tk#2`, a
+    message, forgot the whole other session; a message of "tk#2" could not be named."""
+    ingest_text(stored, "user: the plum code is 1234\nassistant: the pear code is 5678\n", "tk")
+    ingest_text(stored, "user: the fig code is 9999\nassistant: noted the fig code\n", "tk#2")
+    with pytest.raises(
+        UsageError, match="names session 'tk#2' and message 2 of session 'tk': reads"
+    ):
+        sessions_api.forget(stored, "tk#2")
+    assert sessions_api.forget_target(stored, "tk#2", reads="message")[1] == 2
+    with pytest.raises(UsageError, match="give SESSION-ID or SESSION-ID#N"):
+        sessions_api.forget(stored, "tk", reads="message")  # no message: not the session
+    of, seq = sessions_api.forget_target(stored, "tk#2#1")  # a message of the session "tk#2"
+    assert (of.id, seq) == ("tk#2", 1)
+    memory_api.forget(stored, "tk#2")  # a message's id: that message, never the session
+    assert "pear" not in client.get("/sessions/tk.json").text
+    fig = client.get(f"/sessions/{quote('tk#2', safe='')}.json")
+    assert fig.status_code == 200 and "fig code" in fig.text
+    path = f"/sessions/{quote('tk#2', safe='')}/forget"  # its page's button: the session
+    assert client.post(path, data={"csrf": keys.csrf}).status_code == 303
+    assert client.get(f"/sessions/{quote('tk#2', safe='')}.json").status_code == 404
+    assert "plum code" in client.get("/sessions/tk.json").text
 
 
 def test_forgetting_a_session_names_the_sessions_holding_its_copies(

@@ -27,7 +27,8 @@ sub-agent's file does. A turn in it that no agent asked for (its ``task_started`
 newest rollout, a sub-agent's when the parent exited first (aborting the sub-agent's turn
 with a ``<turn_aborted>`` note, kept as Codex's injected text). Codex runs no hook in a
 sub-agent's thread: the ids of the threads a ``spawn_agent`` call started go in
-``tally.spawned``, for the capture hook to mark their rollouts pending.
+``tally.spawned``, for whatever captured the parent (a hook, the worker, ``maintain``) to
+mark their rollouts pending (``thread_rollout`` finds each beside the parent's).
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -39,6 +40,7 @@ line of session metadata; both work.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from memctl.config.safe_load import json_value
@@ -97,9 +99,11 @@ NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\
 # rollout, which may be a sub-agent's: the person then speaks in the sub-agent's thread)
 TURN_STARTED = "task_started"
 # The multi-agent tool that starts a sub-agent in a thread (and rollout) of its own; its
-# result names the thread by an id, which names the rollout file (``find_transcript``)
+# result names the thread by an id, which names the rollout file (``thread_rollout``)
 SPAWN_TOOL = "spawn_agent"
 AGENT_ID = lazy(r"\A[0-9A-Za-z-]{8,64}\Z")
+# Codex files a thread's rollout as ``sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl``
+DAY_FOLDERS = 3
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -322,3 +326,19 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         return _item(record, created, tally)
     tally.bad("record without a type")
     return []
+
+
+def thread_rollout(beside: str, thread: str) -> str | None:
+    """The rollout of Codex thread ``thread`` (a sub-agent's, named by ``spawn_agent``) in
+    the folder of rollouts that holds ``beside`` (its parent's): under any day of its
+    ``sessions/YYYY/MM/DD/`` (a sub-agent started before midnight may write after it), or
+    beside it when ``beside`` is filed some other way. Found from the parent's file, not
+    from ``$CODEX_HOME``: the worker and ``maintain`` may run with another environment."""
+    if not AGENT_ID.match(thread):
+        return None
+    day = Path(beside).parent
+    folders = [day, *day.parents][: DAY_FOLDERS + 1]
+    dated = len(folders) > DAY_FOLDERS and all(f.name.isdigit() for f in folders[:DAY_FOLDERS])
+    pattern = f"*/*/*/rollout-*{thread}.jsonl" if dated else f"rollout-*{thread}.jsonl"
+    found = sorted((folders[DAY_FOLDERS] if dated else day).glob(pattern))
+    return str(found[-1]) if found else None

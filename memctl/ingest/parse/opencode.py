@@ -14,7 +14,8 @@ assistant message (``"summary": true``; ``"mode"`` or ``"agent"`` ``compaction``
 a user message holding only a ``compaction`` part: the summary is kept as one
 ``[session summary]`` message, as Claude Code's and Codex's are. A sub-agent's session
 (its ``info`` names a ``parentID``: the session whose ``task`` call started it) marks its
-messages ``[subagent]``, as Claude Code's sidechain turns are.
+messages ``[subagent]``, as Claude Code's sidechain turns are, and belongs to that session,
+as a Codex sub-agent's rollout does: stored under the parent's id, its own title left out.
 """
 
 from __future__ import annotations
@@ -132,10 +133,12 @@ def unquote_run(text: str) -> str:
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     """The messages one top-level member of the export holds."""
     if key == "info" and isinstance(value, dict):
-        tally.session_id = tally.session_id or value.get("id")
-        tally.title = str(value.get("title") or tally.title)
+        parent = value.get("parentID")
+        tally.session_id = tally.session_id or parent or value.get("id")
+        if not parent:  # a task's title ("<description> (@general subagent)") is not its parent's
+            tally.title = str(value.get("title") or tally.title)
         tally.saw_cwd(value.get("directory"))
-        tally.subagent = tally.subagent or bool(value.get("parentID"))
+        tally.subagent = tally.subagent or bool(parent)
         times = _object(value.get("time"))
         tally.started_at = tally.started_at or timestamp(times.get("created"))
         return []
