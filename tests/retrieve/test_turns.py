@@ -13,7 +13,9 @@ from memctl.ingest.calls_shown import calls_shown
 from memctl.ingest.message_vectors import embed_messages, parts
 from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
+from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
+from memctl.retrieve.turns import worded
 from memctl.store import sessions
 
 MERGE = 'git merge --no-ff alice/plan-mode bob/teammates carol/beads -m "merge round 1"'
@@ -79,3 +81,15 @@ def test_only_commands_and_file_writes_are_shown() -> None:
         "[tool Bash: uv run pytest -q]",
         "[tool Write: …/lead.txt + store as `Summary_[YYYY-MM]`]",
     ]
+
+
+def test_only_calls_holding_a_query_word_are_embedded() -> None:
+    calls = [
+        ("s1#3", "[tool Bash: git branch -a && git log --oneline -5]"),
+        ("s1#6", f"[tool Bash: {MERGE}]"),
+        ("s1#7", "[tool Bash: uv run pytest -q]"),
+    ]
+    asked = worded(calls, query_words("how were the teammates' branches combined?"))
+    # "branch" (a singular form of the query's) and "teammates" (in bob/teammates); not pytest
+    assert [key for key, _ in asked] == ["s1#3", "s1#6"]
+    assert worded(calls, query_words("what did the weather look like in Lisbon?")) == []
