@@ -324,8 +324,7 @@ def recall(
         r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
     }
     answered = answering(run, members, answers) if answers else {}
-    messages = [r.memory for r in results if r.is_message]
-    answered |= turns(run, messages, calls) if calls else {}
+    answered |= turns(run, [r.memory for r in results], calls) if calls else {}
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)

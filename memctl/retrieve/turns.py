@@ -14,9 +14,10 @@ So a message row shows, as the part of what it stands for that answers (``from``
 digest's folded message does: answering.py), its turn's call closest to the question in
 meaning: of the calls that ran a command or wrote a file (``Shown``) in the messages of
 notes right before and after it, up to the said message on each side, the nearest
-CALLS_A_SIDE each side, embedded at query time, when the closest clears ANSWER_FLOOR.
-Ranking and labels are untouched; only rows read get it (no token budget: a context block
-shows a row's own text).
+CALLS_A_SIDE each side, when the closest clears ANSWER_FLOOR. They are embedded at query
+time, so only the top READ_FIRST rows get one, and of a row's calls only those holding one
+of the query's words are embedded, when any does (``worded``). Ranking and labels are
+untouched; only rows read get it (no token budget: a context block shows a row's own text).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from memctl.model import Memory, Message
 from memctl.retrieve.answering import ANSWER_CHARS, ANSWER_FLOOR, Answering
 from memctl.retrieve.excerpt import held, query_words
 from memctl.retrieve.run import tool_notes_only
-from memctl.store.message_search import MESSAGE_SEPARATOR
+from memctl.store.message_search import MESSAGE_SEPARATOR, is_message_id
 from memctl.store.sessions import messages_near
 
 if TYPE_CHECKING:
@@ -45,6 +46,10 @@ CALLS_A_SIDE = 3
 # task-list updates come between (reasoned: CALLS_A_SIDE calls with their results and as
 # many other notes).
 REACH = 4 * CALLS_A_SIDE
+# The rows a person reads first, the only ones shown a call: the top 5 of a recall's 10
+# (recall.limit), those the real-questions benchmark judges (found@5). Every call embedded
+# costs CPU, and the rows below are read less.
+READ_FIRST = 5
 
 
 def cut(text: str) -> str:
@@ -53,15 +58,14 @@ def cut(text: str) -> str:
 
 
 def turn_side(messages: Iterable[Message], shown: Shown) -> list[tuple[str, str]]:
-    """(message key, call as shown) of the first CALLS_A_SIDE calls in ``messages`` (walked
-    away from the said message), up to the first message that is not tool notes: what is
-    shown is what is embedded."""
+    """(message key, call) of the first CALLS_A_SIDE calls in ``messages`` (walked away from
+    the said message), up to the first message that is not tool notes."""
     found: list[tuple[str, str]] = []
     for message in messages:
         if not tool_notes_only(message.content):
             break
         key = f"{message.session_id}{MESSAGE_SEPARATOR}{message.seq}"
-        found += [(key, cut(call)) for call in shown(message.content)]
+        found += [(key, call) for call in shown(message.content)]
         if len(found) >= CALLS_A_SIDE:
             break
     return found[:CALLS_A_SIDE]
@@ -78,24 +82,28 @@ def turn_calls(run: Run, message: Memory, shown: Shown) -> list[tuple[str, str]]
 
 
 def worded(calls: list[tuple[str, str]], weights: dict[str, float]) -> list[tuple[str, str]]:
-    """The calls holding one of the query's words (its own or the vocabulary's): only they are
-    embedded. A call that answers names what the question asks about (the branch merged, the
-    file written), and embedding every call of every row cost a recall ~80 ms of CPU."""
-    return [(key, call) for key, call in calls if held(call, weights)]
+    """The calls to embed, each cut as shown (what is shown is what is embedded): those
+    holding one of the query's words (its own or the vocabulary's), read over the whole call
+    (a file's purpose is often past the cut); every call when none does (a file "to sound
+    waves" answers "audio"). A call that answers mostly names what the question asks about
+    (the branch merged, the file written), and each call embedded costs a recall ~18 ms of
+    CPU (docs/benchmarks.md, "Tool notes that answer, without most of their recall CPU")."""
+    holding = [(key, call) for key, call in calls if held(call, weights)]
+    return [(key, cut(call)) for key, call in (holding or calls)]
 
 
-def turns(run: Run, messages: list[Memory], shown: Shown) -> dict[str, Answering]:
-    """Each said message row's (``messages``: the rows that are session messages) turn call
-    closest to the query, when it clears ANSWER_FLOOR."""
+def turns(run: Run, rows: list[Memory], shown: Shown) -> dict[str, Answering]:
+    """Each said message row's, of the READ_FIRST of ``rows`` (every row, in rank order),
+    turn call closest to the query, when it clears ANSWER_FLOOR."""
     import numpy as np
 
     if run.budget is not None or run.scores is None:
         return {}
     weights = query_words(run.query.text)
     options = {
-        message.id: worded(turn_calls(run, message, shown), weights)
-        for message in messages
-        if not tool_notes_only(message.content)
+        row.id: worded(turn_calls(run, row, shown), weights)
+        for row in rows[:READ_FIRST]
+        if is_message_id(row.id) and not tool_notes_only(row.content)
     }
     texts = sorted({call for calls in options.values() for _, call in calls})
     if not texts:

@@ -83,13 +83,15 @@ def test_only_commands_and_file_writes_are_shown() -> None:
     ]
 
 
-def test_only_calls_holding_a_query_word_are_embedded() -> None:
+def test_only_calls_holding_a_query_word_are_embedded_else_every_one() -> None:
     calls = [
         ("s1#3", "[tool Bash: git branch -a && git log --oneline -5]"),
         ("s1#6", f"[tool Bash: {MERGE}]"),
         ("s1#7", "[tool Bash: uv run pytest -q]"),
     ]
-    asked = worded(calls, query_words("how were the teammates' branches combined?"))
+    asked = query_words("how were the teammates' branches combined?")
     # "branch" (a singular form of the query's) and "teammates" (in bob/teammates); not pytest
-    assert [key for key, _ in asked] == ["s1#3", "s1#6"]
-    assert worded(calls, query_words("what did the weather look like in Lisbon?")) == []
+    assert [key for key, _ in worded(calls, asked)] == ["s1#3", "s1#6"]
+    # none holds a word of this one: all are weighed by meaning
+    elsewhere = query_words("what did the weather look like in Lisbon?")
+    assert [key for key, _ in worded(calls, elsewhere)] == ["s1#3", "s1#6", "s1#7"]
