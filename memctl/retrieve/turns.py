@@ -87,7 +87,7 @@ def worded(calls: list[tuple[str, str]], weights: dict[str, float]) -> list[tupl
     (a file's purpose is often past the cut); every call when none does (a file "to sound
     waves" answers "audio"). A call that answers mostly names what the question asks about
     (the branch merged, the file written), and each call embedded costs a recall ~18 ms of
-    CPU (docs/benchmarks.md, "Tool notes that answer, without most of their recall CPU")."""
+    CPU (docs/benchmarks.md, "Tool notes that answer", s34-tools2)."""
     holding = [(key, call) for key, call in calls if held(call, weights)]
     return [(key, cut(call)) for key, call in (holding or calls)]
 
