@@ -96,6 +96,7 @@ def warm(settings: Settings) -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     import uuid  # noqa: F401 - names a vector index's new segment (vector_index imports it late)
 
+    import memctl.ingest.calls_shown  # noqa: F401 - how a message row's turn call is shown
     import memctl.ingest.message_vectors  # noqa: F401 - how a row's answering part is cut
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
@@ -157,6 +158,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if searched is not None:  # the default scopes, and the projects the question names
         searched = (*searched, *(s for s in named if s not in searched))
     # how the slow path cut each message it embedded: a row's answering part is one of them
+    from memctl.ingest.calls_shown import calls_shown
     from memctl.ingest.message_vectors import parts
 
     result = run_recall(
@@ -174,6 +176,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         named=named,
         asking=request.session,
         answers=None if request.context else parts,  # a context block shows rows' own text
+        calls=None if request.context else calls_shown,
     )
     if widened:
         result.warnings.append(WIDENED)

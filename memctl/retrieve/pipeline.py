@@ -65,6 +65,7 @@ from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.stale import stale
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
+from memctl.retrieve.turns import Shown, turns
 from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id
@@ -292,6 +293,7 @@ def recall(
     asking: str | None = None,
     answers: Parts | None = None,
     deeper: bool = True,
+    calls: Shown | None = None,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
@@ -303,9 +305,10 @@ def recall(
     one was offered, not confirmed. ``named``: the projects the question names (scope ->
     name), weighed as the current project's. ``asking``: the session the question comes
     from (``with_latest``). ``answers``: each row standing for messages names its member's
-    part that answers (``answering.py``: only for rows read).
-    ``deeper``: a limit the search cannot fill is filled from a deeper one (``deeper_rows``;
-    not with a ``budget``, nor for a block fitted to one afterwards: it is not a page).
+    part that answers (``answering.py``: only for rows read); ``calls``: a message row names
+    its turn's call that answers (``turns.py``), likewise. ``deeper``: a limit the search
+    cannot fill is filled from a deeper one (``deeper_rows``; not with a ``budget``, nor for
+    a block fitted to one afterwards: it is not a page).
     """
     run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
@@ -324,6 +327,7 @@ def recall(
         r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
     }
     answered = answering(run, members, answers) if answers else {}
+    answered |= turns(run, [r.memory for r in results], calls) if calls else {}
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)

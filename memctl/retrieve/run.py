@@ -106,9 +106,7 @@ class Candidate:
         and facts say better. A sub-agent's message is marked ``[subagent]`` first: its tool
         notes are notes too."""
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        notes = bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
-        return self.is_message and (notes or client_wrapped(text))
+        return self.is_message and (tool_notes_only(text) or client_wrapped(text))
 
     @functools.cached_property
     def only_narration(self) -> bool:
@@ -137,6 +135,14 @@ class Candidate:
         """Found only through the questions stored with it, by no leg of its own: they
         boost it, and never alone make it a clear match."""
         return bool(self.ranks) and all(leg in QUESTION_LEGS for leg in self.ranks)
+
+
+def tool_notes_only(text: str) -> bool:
+    """Whether every line of ``text`` (a sub-agent's mark left out) is a tool call's or
+    result's note."""
+    lines = [line.strip() for line in text.lstrip().removeprefix(SUBAGENT).splitlines()]
+    lines = [line for line in lines if line]
+    return bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
 
 
 def client_wrapped(text: str) -> bool:

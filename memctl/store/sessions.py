@@ -234,6 +234,16 @@ def messages_after(
     return [message_from_row(r) for r in rows]
 
 
+def messages_near(db: Database, session_id: str, seq: int, reach: int) -> list[Message]:
+    """The messages of a session within ``reach`` of message ``seq`` (itself among them),
+    oldest first."""
+    rows = db.rows(
+        "SELECT * FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+        (session_id, seq - reach, seq + reach),
+    )
+    return [message_from_row(r) for r in rows]
+
+
 def sessions_with_undistilled(db: Database, limit: int) -> list[Session]:
     """Sessions holding messages not distilled yet, oldest update first."""
     rows = db.rows(
