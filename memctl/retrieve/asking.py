@@ -102,6 +102,10 @@ PASTED = lazy(
     # CSS, C, Java, JavaScript: a line that opens a block or ends a statement
     r"|[{;]\s*$|^\s*[}\])]"
 )
+# The mark Claude Code and Gemini CLI put before an assistant's turn on their screen (in
+# PASTED too): the turn's later lines are indented under it, to the next line that is not
+# (its next prompt, or what the person typed under the paste)
+TURN_MARK = lazy(r"^\s*[●⏺✻✦]\s")
 # Claude Code's newline in a prompt: a backslash at the end of the line
 LINE_CONTINUED = lazy(r"\\\s*$")
 # A shell's prompt before its command, after a virtualenv's name or not: bash's "user@host:
@@ -236,16 +240,18 @@ def typed_lines(prompt: str) -> list[str]:
     """The lines of ``prompt`` its writer typed: outside fenced blocks, not laid out
     (``laid_out``), not in a diff's hunk, not wedged between two laid-out lines (a log's
     message under its time) nor under a shell's prompt (its command's output), unless they
-    ask. Claude Code's line-ending backslash goes."""
-    lines, shapes, fenced, output, hunk = [], [], False, False, False
+    ask, nor indented under an assistant's turn on a client's screen (``TURN_MARK``: its
+    questions are the assistant's). Claude Code's line-ending backslash goes."""
+    lines, shapes, fenced, output, hunk, turn = [], [], False, False, False, False
     for raw in prompt.splitlines():
         line = LINE_CONTINUED.sub("", raw)
         fence, inside = bool(FENCE.match(line)), fenced
         fenced = still_fenced(inside, line)
         output = bool(line.strip()) and (output or bool(SHELL_PROMPT.match(line)))
         hunk = bool(HUNK.match(line)) or (hunk and bool(HUNK_LINE.match(raw)))
+        turn = bool(TURN_MARK.match(line)) or (turn and (not line.strip() or line[0].isspace()))
         lines.append(line)
-        machine = fence or inside or hunk or (output and not asking_sentence(line))
+        machine = fence or inside or hunk or turn or (output and not asking_sentence(line))
         shapes.append(None if not line.strip() else machine or laid_out(line))
     return [
         line

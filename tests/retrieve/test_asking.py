@@ -256,3 +256,18 @@ def test_a_question_typed_in_lower_case_names_what_the_graph_knows(ctx: Context)
     assert cased(ctx.db, "when did caroline move to sweden") == "when did Caroline move to Sweden"
     assert cased(ctx.db, "When did caroline move?") == "When did caroline move?"
     assert cased(ctx.db, "what is the capital of peru") == "what is the capital of peru"
+
+
+def test_an_assistant_s_turn_on_a_pasted_client_screen_is_not_asked() -> None:
+    """Claude Code's screen indents an assistant's turn under its ● mark, a blank line
+    between: the turn's report (its questions the assistant's) was asked as typed, and an
+    unrelated question under such a screen got a block about the screen's project."""
+    screen = (
+        "● repiq スキルですね。いくつか試してみます。\n\n"
+        "  まずスキルの内容を確認して、いくつかのリポジトリで動作を見てみます。\n"
+        "  この3つはバグの可能性があるので、コードを見てみましょうか？\n"
+    )
+    question = "What is the capital of Australia?"
+    assert asked(f"{question}\n\n{screen}") == [question]
+    assert asked(f"{screen}\n{question}") == [question]
+    assert asked(f"{question}\n  It moved in 1927.") == [f"{question} It moved in 1927."]
