@@ -506,6 +506,15 @@ def real_questions(
             "with the dev set's; blind likewise.",
         ),
     ] = False,
+    fresh9: Annotated[
+        bool,
+        typer.Option(
+            "--fresh9",
+            help="The ninth fresh split's questions (benchmarks/sessions/fresh9: Claude "
+            "Code, Copilot CLI, OpenCode and Codex sessions of three projects), its sessions "
+            "in one store with the dev set's; blind likewise.",
+        ),
+    ] = False,
     plain: Annotated[
         bool,
         typer.Option(
@@ -533,6 +542,7 @@ def real_questions(
             ("fresh6", fresh6),
             ("fresh7", fresh7),
             ("fresh8", fresh8),
+            ("fresh9", fresh9),
             ("plain", plain),
         )
         if given
@@ -540,7 +550,7 @@ def real_questions(
     if len(named) > 1:
         raise UsageError(
             "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5, --fresh6, --fresh7, "
-            "--fresh8 and --plain each name a split: give one"
+            "--fresh8, --fresh9 and --plain each name a split: give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     settings = settings_for(ctx)

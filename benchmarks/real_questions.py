@@ -56,6 +56,11 @@ on them), halves ``fresh7-tune`` and ``fresh7-check``; blind until s32-fresh7 st
 and three clients, Claude Code JSONL and Codex rollouts from Entire's v2 checkpoint ref and
 Gemini CLI session documents, and 52 questions written before memctl ran on them), halves
 ``fresh8-tune`` and ``fresh8-check``; blind.
+``--fresh9`` asks the ninth (``benchmarks/sessions/fresh9/``: 15 sessions of three projects
+and four clients, Claude Code JSONL and Copilot CLI events from Entire's v1 checkpoint branch,
+OpenCode exports likewise, Codex CLI sessions as SpecStory Markdown, sub-agents among them,
+and 59 questions written before memctl ran on them), halves ``fresh9-tune`` and
+``fresh9-check``; blind.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -107,6 +112,7 @@ FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three proj
 FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
 FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code, Gemini CLI; studied since s32
 FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex and Gemini CLI, blind
+FRESH9 = SESSIONS / "fresh9"  # the ninth (s35): Claude Code, Copilot CLI, OpenCode, Codex
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -120,12 +126,13 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh6": (FRESH6, GOLD),
     "fresh7": (FRESH7, GOLD),
     "fresh8": (FRESH8, GOLD),
+    "fresh9": (FRESH9, GOLD),
     "plain": (PLAIN, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
 # fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7 (read by s32-fresh7),
-# fresh8: neither half tuned on
+# fresh8, fresh9: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -146,6 +153,8 @@ HALVES = (
     "fresh7-check",
     "fresh8-tune",
     "fresh8-check",
+    "fresh9-tune",
+    "fresh9-check",
     "plain-tune",
     "plain-check",
 )
