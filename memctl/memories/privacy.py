@@ -308,7 +308,7 @@ def _d(
 # --- a password given on a command line ----------------------------------------------------
 # Programs whose password option has a name of its own, from their manuals: curl's
 # ``-u USER:PASSWORD``, a registry login's ``-p`` (docker, podman, buildah, skopeo, nerdctl,
-# oras, helm, oc, az), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
+# oras, helm, oc, az, Cloud Foundry's cf), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
 # 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``, ssh-keygen's ``-N`` /
 # ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, the MongoDB tools' ``-p``,
 # sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``, and a value piped into a
@@ -331,7 +331,7 @@ _PASSWORD_OPTIONS = (
     _d(
         "password",
         "login",
-        r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm|oc|az)\b[^\n]*?\blogin\b(?!-)[^\n]*?"
+        r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm|oc|az|cf)\b[^\n]*?\blogin\b(?!-)[^\n]*?"
         rf"[ \t]-p[ \t]*{_VALUE}",
         _any_value,
     ),
@@ -382,8 +382,8 @@ _PASSWORD_OPTIONS = (
     _d("password", "mosquitto", rf"\bmosquitto_\w+\b[^\n]*?[ \t]-P[ \t]+{_VALUE}", _any_value),
     _d(
         "password",
-        "cqlsh cf influx",
-        rf"\b(?:cqlsh|cf[ \t]+(?:login|auth)|influx)\b[^\n]*?[ \t]-p[ \t]+{_VALUE}",
+        "cqlsh influx",
+        rf"\b(?:cqlsh|influx)\b[^\n]*?[ \t]-p[ \t]+{_VALUE}",
         _any_value,
     ),
     _d("password", "/p:", rf"\b\w*freerdp\b[^\n]*?[ \t]/p:{_VALUE}", _any_value),
@@ -706,7 +706,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "password",
-        "pass token secret api key apikey access-key auth",
+        "-pass _pass -token _token -secret _secret -key _key apikey -auth _auth",
         rf"(?<![\w-])--{_OPTION_WORDS}(?:password|passwd|pass|passphrase|token|secret|"
         rf"api[-_]key|apikey|access[-_]key|secret[-_]key|auth[-_]token|"
         rf"(?:encryption|private|signing|master)[-_]key)(?:=|[ \t]+)"
@@ -744,14 +744,14 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
     _d(
         "secret",
-        "pass pwd secret token key salt pepper credential _pat",
+        "pass pwd secret token key salt pepper credential _pat=",
         rf"{_ENV_NAME}[ \t]*=[ \t]*(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
     # fish's ``set -x NAME VALUE`` (``-gx``, ``-Ux``): the same name, no ``=``
     _d(
         "secret",
-        "pass pwd secret token key salt pepper credential _pat",
+        "pass pwd secret token key salt pepper credential _pat=",
         rf"\bset[ \t]+-[a-zA-Z]*x[a-zA-Z]*[ \t]+{_ENV_NAME}[ \t]+(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
