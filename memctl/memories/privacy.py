@@ -308,11 +308,11 @@ def _d(
 # --- a password given on a command line ----------------------------------------------------
 # Programs whose password option has a name of its own, from their manuals: curl's
 # ``-u USER:PASSWORD``, a registry login's ``-p`` (docker, podman, buildah, skopeo, nerdctl,
-# oras, helm, oc, az, Cloud Foundry's cf), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
-# 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``, ssh-keygen's ``-N`` /
-# ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, the MongoDB tools' ``-p``,
-# sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``, and a value piped into a
-# ``--password-stdin``. Nothing labels the value as a password.
+# oras, helm, oc, az, Cloud Foundry's cf), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``,
+# zip's ``-P`` and 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``,
+# ssh-keygen's ``-N`` / ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``,
+# the MongoDB tools' ``-p``, sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``,
+# and a value piped into a ``--password-stdin``. Nothing labels the value as a password.
 _VALUE = rf"(?:{_QUOTED}|{_BARE})"
 # Commands that read a password from their standard input: a registry login's
 # ``--password-stdin``, ``sudo -S``, ``passwd --stdin`` (Red Hat's) and ``chpasswd``
