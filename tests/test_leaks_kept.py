@@ -566,3 +566,43 @@ def test_an_export_made_before_a_session_was_forgotten_brings_none_of_it_back(
     ctx.close()
     assert files_holding(home, "zebracanary") == [] and files_holding(home, gone) == []
     assert (report.imported, report.skipped, report.forgotten) == (1, 3, 3)
+
+
+def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
+    home: Path, tmp_path: Path
+) -> None:
+    """A recall row shows its turn's command (``↳ from S#N: [tool Bash: …]``, s34-tools).
+    Capture kept a password given to ``rabbitmqctl add_user``, piped into ``sudo -S`` or
+    given to ``influx -password`` as the assistant ran it, so the row showed it beside
+    "The orders user exists", as did `sessions show` and the session's digest."""
+    value = "Kestrel-Plum-5521"
+
+    def call(n: int, command: str) -> dict[str, object]:
+        return claude_record("assistant", [_tool(n, "Bash", command=command)], n, "cc-q")
+
+    lines = [
+        claude_record("user", "Create the queue user for the orders service.", 0, "cc-q"),
+        claude_record("assistant", "I'll create the RabbitMQ user for orders now.", 1, "cc-q"),
+        call(2, f"rabbitmqctl add_user orders {value}"),
+        call(3, f"echo '{value}' | sudo -S systemctl restart rabbitmq-server"),
+        call(4, f"influx -username admin -password {value} -execute 'SHOW USERS'"),
+        claude_record("assistant", "The orders user exists and the broker restarted.", 5, "cc-q"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    payload = {"session_id": "cc-q", "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    _ok(
+        "-c",
+        "ingest.spawn_worker=false",
+        "hook",
+        "claude-code",
+        "SessionEnd",
+        input=json.dumps(payload),
+    )
+    _ok("maintain")
+    found = _ok("recall", "how was the orders queue user created?", "--json")
+    shown = [row["from"]["text"] for row in json.loads(found)["results"] if row.get("from")]
+    assert any("rabbitmqctl add_user orders [REDACTED:password]" in text for text in shown)
+    assert value not in found
+    assert value not in _ok("sessions", "show", "cc-q") + _ok("list", "--json")
+    assert _files_holding(home, value) == []

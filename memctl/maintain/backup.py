@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,11 +23,18 @@ from memctl.config.files import FILE_MODE, private_dir
 from memctl.errors import InputError, NotFoundError, StoreError
 from memctl.store.database import Database
 from memctl.store.events import forgotten_since, last_event
-from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
+from memctl.store.maintenance import (
+    backup_problems,
+    checkpoint,
+    schema_now,
+    schema_of,
+    vacuum_into,
+)
 
 BACKUP_DIR = "backups"
 PREFIX, SUFFIX, PARTIAL = "memctl-", ".db", ".partial"
 RESTORING = ".restoring"  # a backup being copied beside the store, to take its place
+REWRITING = ".forgetting"  # a backup being written anew (a forget's, an older one's)
 
 
 def backup_dir(settings: Settings) -> Path:
@@ -112,6 +120,48 @@ def prune(settings: Settings) -> list[Path]:
     for path in gone:
         path.unlink(missing_ok=True)
     return gone
+
+
+def rewritten(settings: Settings, path: Path, change: Callable[[Database], None]) -> Path:
+    """A copy of the backup at ``path`` with ``change`` applied, beside it (0600), to take
+    its place: opened as a store of the home, an older backup is first brought to this
+    memctl's schema, with the store's key (m032 names its folders' projects by it)."""
+    partial = path.with_name(path.name + REWRITING)
+    partial.unlink(missing_ok=True)
+    db = Database.open(path, home=settings.home)
+    try:
+        change(db)
+        vacuum_into(db, partial)
+    finally:
+        db.close()
+    os.chmod(partial, FILE_MODE)
+    for extra in ("-wal", "-shm"):
+        Path(str(path) + extra).unlink(missing_ok=True)
+    return partial
+
+
+def older_backups(settings: Settings) -> list[Path]:
+    """The backups an older memctl made, whose schema is behind the store's."""
+    return [path for path in backups(settings) if schema_of(path) < schema_now()]
+
+
+def bring_up_to_date(settings: Settings, db: Database) -> list[Path]:
+    """Each backup an older memctl made, rewritten at this one's schema: a migration that
+    takes text or a name out of the store (m026's hashes of forgotten texts, m032's plain
+    digests of folders, which anyone holding the file could confirm a guessed folder by)
+    takes it out of the backups too, not only when a forget next rewrites them. A copy a
+    forget overtook (``db``, the store, says one landed) is dropped: the forget rewrites
+    the backups itself. The backups rewritten."""
+    done = []
+    for path in older_backups(settings):
+        since = last_event(db)
+        partial = rewritten(settings, path, lambda _: None)
+        if forgotten_since(db, since):
+            partial.unlink(missing_ok=True)
+            continue
+        partial.replace(path)
+        done.append(path)
+    return done
 
 
 def restore(settings: Settings, db: Database, source: Path) -> Path:

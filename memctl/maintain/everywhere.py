@@ -12,20 +12,18 @@ writes their tombstones or new text), and memctl's logs are rewritten without th
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import FILE_MODE, write_private
+from memctl.config.files import write_private
 from memctl.context import Context
-from memctl.maintain.backup import backups, leftovers, restoring
+from memctl.maintain.backup import REWRITING, backups, leftovers, restoring, rewritten
 from memctl.memories.operations import edit
 from memctl.model import Memory
 from memctl.store import forget as erase
 from memctl.store.database import Database
-from memctl.store.maintenance import vacuum_into
 from memctl.store.sync import TEXT_WITHDRAWN, files_of
 from memctl.store.writes import Writer
 
@@ -39,7 +37,6 @@ EVERY_SESSION = (
     "sessions.cwd",
     "imports.path",
 )
-REWRITING = ".forgetting"  # a backup being written anew
 # What an update that takes text out of a memory logs: its next file says it was redacted,
 # so the machines that pull it take the old text out too (``sync.outgoing``).
 WITHDRAWS = {TEXT_WITHDRAWN: True}
@@ -181,19 +178,12 @@ def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
     done.wal_emptied = erase.compact(ctx.db)
     _leftovers_removed(ctx)
+
+    def erased(backup: Database) -> None:
+        _erased(backup, lambda db: apply(db, Forgotten(""), None))
+
     for path in backups(ctx.settings):
-        partial = path.with_name(path.name + REWRITING)
-        partial.unlink(missing_ok=True)
-        db = Database.open(path, home=ctx.settings.home)  # an older one is keyed as the store
-        try:
-            _erased(db, lambda db: apply(db, Forgotten(""), None))
-            vacuum_into(db, partial)
-        finally:
-            db.close()
-        os.chmod(partial, FILE_MODE)
-        partial.replace(path)
-        for extra in ("-wal", "-shm"):
-            Path(str(path) + extra).unlink(missing_ok=True)
+        rewritten(ctx.settings, path, erased).replace(path)
         done.backups.append(path.name)
 
 

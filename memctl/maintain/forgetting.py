@@ -47,7 +47,7 @@ from memctl.store.database import Database
 from memctl.store.graph import forget_memory
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
-from memctl.store.sessions import get_session, keyed_session_id, session_known_as
+from memctl.store.sessions import KEYED_ID, get_session, keyed_session_id, session_known_as
 from memctl.store.sync import forgotten_by_sync
 from memctl.store.taken_in import TakenIn, drop_tags, going
 from memctl.store.transcripts import session_ids_like
@@ -195,6 +195,16 @@ def _drop_started(home: Path, session_id: str) -> None:
             record.unlink(missing_ok=True)
 
 
+def _run_name(target: _Target, key: bytes) -> str:
+    """What the forget's run is named by: a whole session by the id it is kept under
+    (``keyed_session_id``), as every record naming it is rewritten once it is forgotten;
+    a run's notes are free text, which no name shorter than ``MIN_NEEDLE`` is taken out
+    of (``memctl ingest --session-id hr-q3``)."""
+    if target.seqs is not None or target.session_id.startswith(KEYED_ID):
+        return target.name
+    return keyed_session_id(key, target.session_id)
+
+
 def _opened(db: Database, target: _Target) -> list[str]:
     """The target's session, when named by its first message and the target takes it."""
     if target.seqs is None or 1 not in target.seqs:
@@ -243,7 +253,8 @@ def _forget_in(
         weighed = erase.corrected_by(db, ids)
         uncorrected = store.get_memories(db, list(weighed))
         edited = {**memories, **revived, **changed, **uncorrected, **restating}
-        with edit_run(db, live, "sessions forget", list(edited.values()), target.name) as writer:
+        named = _run_name(target, key)
+        with edit_run(db, live, "sessions forget", list(edited.values()), named) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
             done.kept, done.reworded = _kept(writer, restating, kept, vectors, "sessions forget")

@@ -18,6 +18,8 @@
   reader kept from emptying the WAL, a migration that took a path out: ``meta``'s
   ``forgotten_in_file``), ``VACUUM`` and the WAL emptied again (store/forget.py
   ``compact``); a reader still there leaves it for the next run, and the report says so.
+- older backups: a backup an older memctl made is brought to this one's schema, so what a
+  migration took out of the store (m032: a folder's plain digest) goes from it too.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
   last backup and it is ``maintain.backup_every_hours`` old, the newest
   ``maintain.backups`` kept; every run first removes the copies a killed backup or
@@ -32,7 +34,13 @@ from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
 from memctl.ingest.meaning import give_names
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
-from memctl.maintain.backup import backup_due, leftovers, make_backup
+from memctl.maintain.backup import (
+    backup_due,
+    bring_up_to_date,
+    leftovers,
+    make_backup,
+    older_backups,
+)
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.database import MESSAGES_FTS
@@ -189,6 +197,18 @@ def compact_forgotten(m: Maintenance, report: TaskReport) -> None:
     report.count("forgotten_compacted")
 
 
+def older_backups_rewritten(m: Maintenance, report: TaskReport) -> None:
+    """The backups an older memctl made, brought to this one's schema (maintain/backup.py
+    ``bring_up_to_date``): what its migrations took out of the store goes from them too."""
+    if m.dry_run:
+        found = older_backups(m.settings)
+        if found:
+            report.count("backups_migrated", len(found))
+        return
+    for path in bring_up_to_date(m.settings, m.db):
+        report.change("backup_migrated", path.name, path=str(path))
+
+
 def backup(m: Maintenance, report: TaskReport) -> None:
     if not m.dry_run:
         for left in leftovers(m.settings):  # a killed backup's or restore's copy
@@ -211,5 +231,6 @@ def upkeep(m: Maintenance) -> TaskReport:
     embed_messages_left(m, report)
     compact_indexes(m, report)
     compact_forgotten(m, report)
+    older_backups_rewritten(m, report)
     backup(m, report)
     return report

@@ -123,6 +123,27 @@ def _any_value(value: str) -> bool:
     )
 
 
+# The words an option's name may hold before its telling word, joined by dashes or
+# underscores: ``--admin_password``, ``--master-user-password``, ``--client-secret``,
+# ``--user_pass`` (WP-CLI), ``--console-password`` (MinIO).
+_OPTION_WORDS = r"(?:[A-Za-z0-9]+[-_]){0,3}"
+# A value that names a file rather than holding the secret (``--private-key ~/.ssh/id``,
+# ``--token-file``'s kin given to ``--token``: ``./token.txt``).
+FILE_VALUE = lazy(
+    r"^[\"']?(?:~|\.{0,2}/|[\w.-]+/)|\.(?:pem|key|json|txt|crt|p12|pfx|ya?ml|env|asc|gpg|pub)$"
+)
+
+
+def _option_value(value: str) -> bool:
+    """A credential given by its option: any value (``_any_value``) but a file's name or
+    the next option (``--two-pass --verbose``: that one takes no value)."""
+    return (
+        _any_value(value)
+        and not value.startswith("-")
+        and not FILE_VALUE.search(value.rstrip(VALUE_END))
+    )
+
+
 def _reference(value: str) -> bool:
     """A variable, attribute or template reference, not a value: mostly letters
     (``settings.db_password``, ``${DB_PASS}``), where ``_0000000123._4`` is a password."""
@@ -287,12 +308,18 @@ def _d(
 # --- a password given on a command line ----------------------------------------------------
 # Programs whose password option has a name of its own, from their manuals: curl's
 # ``-u USER:PASSWORD``, a registry login's ``-p`` (docker, podman, buildah, skopeo, nerdctl,
-# oras, helm, oc, az), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
-# 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``, ssh-keygen's ``-N`` /
-# ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, the MongoDB tools' ``-p``,
-# sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``, and a value piped into a
-# ``--password-stdin``. Nothing labels the value as a password.
+# oras, helm, oc, az, Cloud Foundry's cf), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``,
+# zip's ``-P`` and 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``,
+# ssh-keygen's ``-N`` / ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``,
+# the MongoDB tools' ``-p``, sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``,
+# and a value piped into a ``--password-stdin``. Nothing labels the value as a password.
 _VALUE = rf"(?:{_QUOTED}|{_BARE})"
+# Commands that read a password from their standard input: a registry login's
+# ``--password-stdin``, ``sudo -S``, ``passwd --stdin`` (Red Hat's) and ``chpasswd``
+# (``USER:PASSWORD`` lines).
+_READS_A_PASSWORD = (
+    r"(?:--password-stdin\b|\bsudo\b[^\n|;&]*?[ \t]-S\b|\bpasswd\b[^\n|;&]*?--stdin\b|\bchpasswd\b)"
+)
 _PASSWORD_OPTIONS = (
     _d(
         "password",
@@ -304,7 +331,7 @@ _PASSWORD_OPTIONS = (
     _d(
         "password",
         "login",
-        r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm|oc|az)\b[^\n]*?\blogin\b(?!-)[^\n]*?"
+        r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm|oc|az|cf)\b[^\n]*?\blogin\b(?!-)[^\n]*?"
         rf"[ \t]-p[ \t]*{_VALUE}",
         _any_value,
     ),
@@ -338,9 +365,69 @@ _PASSWORD_OPTIONS = (
     ),
     _d(
         "password",
-        "pass",
-        rf"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?{_VALUE}[ \t]*\|[^\n]*--password-stdin\b",
+        "pass sudo",
+        rf"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?{_VALUE}[ \t]*\|[^\n]*{_READS_A_PASSWORD}",
         _any_value,
+    ),
+    # the same value given as a here-string (``sudo -S <<< V``, ``gh auth login --with-token
+    # <<< V``) to those, or to a password manager's or key agent's prompt
+    _d(
+        "password",
+        "<<<",
+        rf"(?:{_READS_A_PASSWORD}|--with-token|\bop[ \t]+signin|\bkeepassxc-cli|\bssh-add)"
+        rf"[^\n|;&]*?<<<[ \t]*{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "openssl", rf"\bopenssl\b[^\n]*?[ \t]-k[ \t]+{_VALUE}", _any_value),
+    _d("password", "mosquitto", rf"\bmosquitto_\w+\b[^\n]*?[ \t]-P[ \t]+{_VALUE}", _any_value),
+    _d(
+        "password",
+        "cqlsh influx",
+        rf"\b(?:cqlsh|influx)\b[^\n]*?[ \t]-p[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "/p:", rf"\b\w*freerdp\b[^\n]*?[ \t]/p:{_VALUE}", _any_value),
+    _d(
+        "password",
+        "lftp",
+        rf"\blftp\b[^\n]*?[ \t]-u[ \t]+[\"']?[^\s,\"']+,{_NOT_REDACTED}(?P<v>[^\s\"']{{1,300}})",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "add_user change_password",
+        rf"\brabbitmqctl\b[^\n]*?[ \t](?:add_user|change_password)[ \t]+\S+[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "pass",
+        r"\bhtpasswd\b(?:[ \t]+-[a-zA-Z]+)*[ \t]+-[a-zA-Z]*n[a-zA-Z]*b[a-zA-Z]*"
+        rf"(?:[ \t]+-[a-zA-Z]+)*[ \t]+\S+[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "initial-password",
+        rf"\bset-initial-password[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    # a password hashed for a system's users (``openssl passwd -6 V``, ``mkpasswd -m
+    # sha-512 V``): the value is the account's password
+    _d(
+        "password",
+        "passwd",
+        r"\b(?:openssl[ \t]+passwd|mkpasswd)\b(?>(?:[ \t]+-(?:salt|[mSR])[ \t]+\S+|[ \t]+-\S+)*)"
+        rf"[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "unlock", rf"\bbw[ \t]+unlock[ \t]+(?!-){_VALUE}", _any_value),
+    _d(
+        "secret",
+        "vault authtoken",
+        r"\b(?:vault[ \t]+login|ngrok[ \t]+(?:config[ \t]+add-)?authtoken)"
+        rf"[ \t]+(?!-){_VALUE}",
+        _keyish,
     ),
 )
 
@@ -398,9 +485,9 @@ _PLACED_KEYS = (
     _d("password", "twine", rf"\btwine\b[^\n]*?[ \t]-p[ \t]*{_VALUE}", _any_value),
     _d(
         "secret",
-        "alias host",
-        r"\bmc\b[^\n]*?[ \t](?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+\S+){3}[ \t]+"
-        + _VALUE,
+        "alias host user add",
+        r"\bmc\b[^\n]*?[ \t](?:(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+\S+){3}|"
+        r"admin[ \t]+user[ \t]+add(?:[ \t]+\S+){2})[ \t]+" + _VALUE,
         _any_value,
     ),
     _d(
@@ -421,8 +508,11 @@ _PLACED_KEYS = (
 
 # --- credential files by their format ----------------------------------------------------
 # A `.env` line: an upper-case name whose last word (or any word, for SECRET / PASSWORD)
-# tells a secret, `=`, a value: `SMTP_PASS=`, `SESSION_SALT=`, `DJANGO_SECRET_KEY=`.
-_ENV_TELLS = r"PASS|PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|APIKEY|SALT|PEPPER|CREDENTIALS?"
+# tells a secret, `=`, a value: `SMTP_PASS=`, `SESSION_SALT=`, `DJANGO_SECRET_KEY=`,
+# `GITHUB_PAT=` (a personal access token).
+_ENV_TELLS = (
+    r"PASS|PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|APIKEY|SALT|PEPPER|CREDENTIALS?|PAT"
+)
 _ENV_NAME = (
     rf"(?<![\w$.-])(?:export[ \t]+)?(?:[A-Z][A-Z0-9]*_)*(?:{_ENV_TELLS})"
     r"(?:_(?:SECRET|PASSWORD|KEY|BASE|TOKEN|VALUE|HASH|B64|BASE64))*"
@@ -616,10 +706,20 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "password",
-        "--pass --token --secret --api-key --apikey --access-key --auth",
-        r"(?<![\w-])--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|"
-        rf"access-key|secret-key|auth-token)(?:=|[ \t]+)(?:{_QUOTED}|{_BARE})",
-        _any_value,
+        "-pass _pass -token _token -secret _secret -key _key apikey -auth _auth",
+        rf"(?<![\w-])--{_OPTION_WORDS}(?:password|passwd|pass|passphrase|token|secret|"
+        rf"api[-_]key|apikey|access[-_]key|secret[-_]key|auth[-_]token|"
+        rf"(?:encryption|private|signing|master)[-_]key)(?:=|[ \t]+)"
+        rf"(?:{_QUOTED}|{_BARE})",
+        _option_value,
+    ),
+    # a single dash's (Go's flag package, InfluxDB 1's ``-password``): a word for a password
+    _d(
+        "password",
+        "pass",
+        rf"(?<![\w-])-{_OPTION_WORDS}(?:password|passwd|passphrase)(?:=|[ \t]+)"
+        rf"(?:{_QUOTED}|{_BARE})",
+        _option_value,
     ),
     *_PASSWORD_OPTIONS,
     *_PLACED_KEYS,
@@ -644,8 +744,15 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
     _d(
         "secret",
-        "pass pwd secret token key salt pepper credential",
+        "pass pwd secret token key salt pepper credential _pat=",
         rf"{_ENV_NAME}[ \t]*=[ \t]*(?:{_QUOTED}|{_BARE})",
+        _any_value,
+    ),
+    # fish's ``set -x NAME VALUE`` (``-gx``, ``-Ux``): the same name, no ``=``
+    _d(
+        "secret",
+        "pass pwd secret token key salt pepper credential _pat=",
+        rf"\bset[ \t]+-[a-zA-Z]*x[a-zA-Z]*[ \t]+{_ENV_NAME}[ \t]+(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
     # a random 40-character base64 string is taken for an AWS secret key (see _kind)
@@ -664,10 +771,30 @@ class Hit:
 
 
 def _value_span(match: re.Match[str]) -> Cut:
+    """The value's span: a bare one without what ends a sentence or a bracket after it
+    ("the password is V, and ..." keeps its comma), as it is followed (``VALUE_END``);
+    a quoted one whole, its quotes around it."""
     for name in ("v", "b"):
         if name in match.re.groupindex and match.group(name) is not None:
-            return match.span(name)
+            start, end = match.span(name)
+            if "q" in match.re.groupindex and match.group("q") is not None:
+                return start, end
+            return start, start + (len(_without_end(match.group(name))) or end - start)
     return match.span()
+
+
+_OPENERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _without_end(value: str) -> str:
+    """``value`` less what ends a sentence or a bracket after it (``VALUE_END``); a closing
+    bracket the value opened stays its own (``[YOUR-PASSWORD]``, ``f(x)``)."""
+    while value and value[-1] in VALUE_END:
+        opener = _OPENERS.get(value[-1])
+        if opener and value.count(opener) >= value.count(value[-1]):
+            break
+        value = value[:-1]
+    return value
 
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)

@@ -159,8 +159,11 @@ def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
 
 
 def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
-    """True when a hit of the same kind holds all of ``cut``."""
-    return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
+    """True when a hit of the same kind holds all of ``cut``, with what its match took
+    after the value (a bare value's full stop: ``privacy.VALUE_END``, hidden no more)."""
+    return any(
+        h.kind == kind and h.start <= cut[0] and cut[1] <= max(h.end, h.outer[1]) for h in hits
+    )
 
 
 class Scrubber(Generic[T]):

@@ -502,7 +502,46 @@ def key_session_ids(db: Database, key: bytes, opened: Iterable[str] = ()) -> dic
             )
         db.execute("DELETE FROM sessions WHERE id = ?", (old,))
         erase_quotes(db, [old], new, ("messages.content",))
+        _rename_refs(db, old, new)
     return renamed
+
+
+def _rename_refs(db: Database, old: str, new: str) -> None:
+    """Every JSON value of the records (``QUOTING``'s JSON columns) that names session
+    ``old`` (the id itself, ``session:old#…``, ``old#N``) under ``new``. ``erase_quotes``
+    takes no needle shorter than ``MIN_NEEDLE`` out of free text, so a short id a person
+    chose (``memctl ingest --session-id layoffs``) stayed in the forget's own event, the
+    events of the memories it distilled and the runs that read it; as a whole value, or a
+    reference's head, it names nothing else."""
+    names = re.compile(rf"^(session:)?{re.escape(old)}(?=$|#)")
+    db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+    for table, row_key, column, is_json in QUOTING:
+        if not is_json:
+            continue
+        rows = db.tuples(
+            f"SELECT {row_key}, {column} FROM {table} WHERE instr({column}, ?)", (old,)
+        )
+        changed = []
+        for row_id, text in rows:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                continue
+            renamed = json.dumps(_refs_walk(value, names, new), ensure_ascii=False)
+            if renamed != json.dumps(value, ensure_ascii=False):
+                changed.append((renamed, row_id))
+        db.executemany(f"UPDATE {table} SET {column} = ? WHERE {row_key} = ?", changed)
+    db.execute(EVENTS_UPDATE_TRIGGER)
+
+
+def _refs_walk(value: Any, names: re.Pattern[str], new: str) -> Any:
+    if isinstance(value, str):
+        return names.sub(lambda m: (m.group(1) or "") + new, value)
+    if isinstance(value, list):
+        return [_refs_walk(v, names, new) for v in value]
+    if isinstance(value, dict):
+        return {_refs_walk(k, names, new): _refs_walk(v, names, new) for k, v in value.items()}
+    return value
 
 
 def erase_quotes(

@@ -202,6 +202,20 @@ def change_mark(db: Database) -> str:
     return f"{newest}:{generation}"
 
 
+def schema_of(path: Path) -> int:
+    """The schema a store file is at (``PRAGMA user_version``), read without migrating it."""
+    connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(next(iter(connection.execute("PRAGMA user_version")))[0])
+    finally:
+        connection.close()
+
+
+def schema_now() -> int:
+    """The schema this memctl brings a store to."""
+    return len(MIGRATIONS)
+
+
 def backup_problems(path: Path) -> list[str]:
     """Why a file is not a sound memctl store (empty when it is one)."""
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -296,3 +297,37 @@ def test_a_folder_s_scope_is_keyed_and_an_older_store_export_and_sync_name_keep_
     forget(ctx, "s2")  # rewrites the backup: migrated with the store's key, not one of its own
     assert not (backup.parent / "forget.key").exists()
     assert _tuples(backup, "SELECT DISTINCT scope FROM sessions") == [(scope,)]
+
+
+def test_a_backup_an_older_memctl_made_is_keyed_by_the_next_maintain(
+    home: Path, tmp_path: Path
+) -> None:
+    """m032 keyed the store's folder names, but a backup made before it kept the plain
+    digest (anyone with the file could confirm a guessed folder) until a forget happened to
+    rewrite it. The next `memctl maintain` brings it to the store's schema: keyed, in no
+    byte of the file; a backup already up to date is left as it is."""
+    plain = folder_scope(str(tmp_path / "acme-layoffs"))
+    connection, old = store_at_version(home, 31)
+    Writer(old).create(Memory(content="we ship the widget with make ship", scope=plain), None)
+    save_session(old, Session(id="s1", client="generic", scope=plain))
+    connection.close()
+    backup = home / "backups" / "memctl-20260101T000000000000Z.db"  # made by that memctl
+    backup.parent.mkdir(mode=0o700)
+    shutil.copy(home / "memctl.db", backup)
+    assert plain.encode() in backup.read_bytes()
+
+    assert _upkeep(run_cli("maintain", "--dry-run", "--json"))["backups_migrated"] == 1
+    assert "backup_migrated" in _upkeep(run_cli("maintain", "--json"))
+    assert plain.encode() not in backup.read_bytes()
+    assert (backup.stat().st_mode & 0o777) == 0o600
+    keyed = _tuples(home / "memctl.db", "SELECT scope FROM sessions")
+    assert _tuples(backup, "SELECT scope FROM sessions") == keyed != [(plain,)]
+    assert [path.name for path in backup.parent.iterdir()].count(backup.name) == 1
+    assert "backup_migrated" not in _upkeep(run_cli("maintain", "--json"))
+
+
+def _upkeep(done: subprocess.CompletedProcess[str]) -> dict[str, int]:
+    """The upkeep task's counts in a `maintain --json`'s report."""
+    assert done.returncode == 0, done.stderr
+    tasks = json.loads(done.stdout)["tasks"]
+    return next(task["counts"] for task in tasks if task["task"] == "upkeep")

@@ -90,6 +90,36 @@ def test_a_credentials_file_keeps_its_path_and_none_of_what_was_written_or_read(
     assert files_holding(home, "[tool Write: /home/ann/.kube/config]")  # and every path
 
 
+def test_a_credentials_file_an_ide_copied_into_the_turn_keeps_its_path_only(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Claude Code's IDE extension copies a file the person @-mentions into their turn
+    (``<context ref="file:///…">``, as a real fresh2 session shows) and the lines they
+    select (``<ide_selection>``): a `.env`'s copy was stored whole, where a Read of it keeps
+    no line; and the assistant's reply repeating a value kept it too."""
+    copied = f'<context ref="file:///home/ann/app/.env.production">\n{DOTENV}</context>'
+    selected = (
+        "<ide_selection>The user selected the lines 2 to 2 from /home/ann/app/.env:\n"
+        f"SESSION_COOKIE={UNTOLD[1]}\n\nThis may or may not be related to the current task."
+        "</ide_selection>"
+    )
+    doc = '<context ref="file:///home/ann/app/docs/deploy.md">\n# Deploy with make ship\n</context>'
+    lines = [
+        claude_record("user", f"why does signing fail in production? {copied}", 0, "leak-ide"),
+        claude_record("user", [{"type": "text", "text": f"and this? {selected}"}], 1, "leak-ide"),
+        claude_record("user", f"see {doc}", 2, "leak-ide"),
+        claude_record("assistant", f"SIGNING={UNTOLD[0]} looks cut; rotate it.", 3, "leak-ide"),
+    ]
+    transcript = tmp_path / "leak-ide.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ctx = make_ctx()
+    ingest_file(ctx, transcript)
+    ctx.close()
+    assert [files_holding(home, value) for value in UNTOLD[:2]] == [[], []]
+    assert files_holding(home, "file:///home/ann/app/.env.production")  # its path stays
+    assert files_holding(home, "Deploy with make ship")  # another file's copy, as before
+
+
 def test_which_names_say_a_file_holds_credentials() -> None:
     secret = [
         "/app/.env", ".env.production", "prod.env", ".envrc", "~/.ssh/id_ed25519", "tls.key",

@@ -119,3 +119,25 @@ def test_a_session_named_by_its_first_message_loses_that_name_when_the_message_g
     assert _stdin(ctx, "user: we let the berlin team go\nassistant: noted\n").messages_new == 0
     ctx.close()
     assert _files_holding(home, redacted) == [] and _files_holding(home, forgotten) == []
+
+
+def test_a_forgotten_session_s_short_id_a_person_chose_is_in_no_record(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """s25-leak keyed a forgotten session's id wherever it stood, but a quote shorter than
+    8 characters is taken out of no text (it would take "Tokyo" with "ok"): an id a person
+    gave (``memctl ingest --session-id hr-q3``) stayed in the forget's own event, the
+    events of the memories it distilled (one another session also states, kept, names it
+    as its source before) and in every backup."""
+    ctx = make_ctx(ingest__spawn_worker="false")
+    rule = "user: Always run ruff check before committing in this repo.\nassistant: Noted.\n"
+    for session_id in ("hr-q3", "kept-session-0001"):
+        request = IngestRequest(None, stdin=io.BytesIO(rule.encode()), session_id=session_id)
+        ingest_api.ingest(ctx, request)
+        ingest_api.drain_jobs(ctx, "worker", _worker_log(home))
+    make_backup(ctx.settings, ctx.db)
+    assert _files_holding(home, "hr-q3")
+    done = sessions_api.forget(ctx, "hr-q3")
+    assert done.kept  # the rule stays, its source now the other session
+    assert _files_holding(home, "hr-q3") == []
+    assert "hr-q3" not in str(ctx.db.tuples("SELECT data FROM events"))

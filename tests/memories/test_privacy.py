@@ -144,6 +144,32 @@ SHAPES = [
     ("curl -H 'Cookie: sid=k2j3h; csrf=x9y8' https://x", "k2j3h; csrf=x9y8", "cookie"),
     ("the reply had Set-Cookie: sid=Kestrel5521; Path=/; HttpOnly", "Kestrel5521", "cookie"),
     ('curl --cookie "sid=Kestrel5521" https://x', "Kestrel5521", "cookie"),
+    # s35-leak: the turn's call a recall row shows (``from``) showed what capture kept of them
+    ("rabbitmqctl add_user orders Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("echo 'Kestrel-Plum' | sudo -S systemctl restart nginx", "Kestrel-Plum", "password"),
+    ("sudo -S apt-get update <<< Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("echo 'ann:Kestrel-Plum' | chpasswd", "ann:Kestrel-Plum", "password"),
+    ("gh auth login --with-token <<< Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("openssl passwd -6 -salt x1 Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("mkpasswd -m sha-512 Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("openssl enc -aes-256-cbc -k Kestrel-Plum-5521 -in a", "Kestrel-Plum-5521", "password"),
+    ("mosquitto_pub -u ann -P Kestrel-Plum-5521 -t x -m y", "Kestrel-Plum-5521", "password"),
+    ("influx -username ann -password Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("cqlsh -u cassandra -p Kestrel-Plum-5521 db", "Kestrel-Plum-5521", "password"),
+    ("xfreerdp /u:ann /p:Kestrel-Plum-5521 /v:host", "Kestrel-Plum-5521", "password"),
+    ("lftp -u ann,Kestrel-Plum-5521 ftp.example.com", "Kestrel-Plum-5521", "password"),
+    ("htpasswd -nb ann Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("neo4j-admin set-initial-password Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("bw unlock Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("vault login Kestrel-Plum-5521", "Kestrel-Plum-5521", "secret"),
+    ("ngrok config add-authtoken Kestrel-Plum-5521", "Kestrel-Plum-5521", "secret"),
+    ("mc admin user add s3 ann Kestrel-Plum-5521", "Kestrel-Plum-5521", "secret"),
+    ("wp core install --admin_password=Kestrel-Plum", "Kestrel-Plum", "password"),
+    ("aws rds create-db-instance --master-user-password Kestrel-Plum", "Kestrel-Plum", "password"),
+    ("app --client-secret Kestrel-Plum-5521 --verbose", "Kestrel-Plum-5521", "password"),
+    ("app --encryption-key Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("set -gx GITHUB_TOKEN Kestrel-Plum-5521", "Kestrel-Plum-5521", "secret"),
+    ("export GITHUB_PAT=Kestrel-Plum-5521", "Kestrel-Plum-5521", "secret"),
     # issue 34's shapes
     (f"doctl auth init -t dop_v1_{'a1' * 32}", "a1" * 32, "digitalocean-token"),
     ("vault login hvs.CAESIJ3xv8Vq2mXlR7tZpWk4NbH3sYcQ9dF", "CAESIJ3xv8Vq2mXlR7tZ", "vault-token"),
@@ -225,6 +251,14 @@ ORDINARY = [
     "a key-value store with key-based sharding and key-rotation-every-30-days-for-tenants",
     "Model1234567890abcdefghij.method.some_attribute_name_that_is_longer1",
     "the pin on the board is red, and the pin to the left of it is ground",
+    # s35-leak: a value that names a file, a prompt asked for, a variable, a flag
+    "ssh -i key --private-key ~/.ssh/id_ed25519 and app --encryption-key ./keys/dev.key",
+    "mysql -u root -p shop; psql -W shop; sudo -S apt-get update",
+    "bw unlock --passwordenv BW_PASSWORD; vault login -method=github",
+    "openssl passwd -6 -stdin < pw.txt; ngrok authtoken $NGROK_TOKEN",
+    "set -gx PATH $HOME/bin $PATH; set -x GITHUB_TOKEN $TOKEN",
+    "echo $PASS | sudo -S ls; echo 'ann:$PW' | chpasswd",
+    "gemini --max-tokens 4096 --two-pass --bypass x",
 ]
 
 
@@ -555,3 +589,25 @@ def test_a_tag_quoted_in_prose_hides_nothing() -> None:
     kept, found = _messages(*said)
     assert kept == said
     assert found.context_blocks == 0 and found.private_blocks == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "the password is Kestrel-5521, and the user is bob",
+            "the password is [REDACTED:password], and the user is bob",
+        ),
+        ("DB_PASSWORD=Kestrel-5521; REDIS=1", "DB_PASSWORD=[REDACTED:secret]; REDIS=1"),
+        ("(password: Kestrel-5521).", "(password: [REDACTED:password])."),
+        ("password: 'Kestrel-5521,'", "password: '[REDACTED:password]'"),  # quoted: all of it
+        (
+            "postgresql://app:[YOUR-PASSWORD]@db/shop",
+            "postgresql://app:[REDACTED:connection-string]@db/shop",
+        ),
+    ],
+)
+def test_what_ends_a_sentence_after_a_hidden_value_stays(text: str, shown: str) -> None:
+    """s33-leak followed a value without the comma or full stop after it, but the redaction
+    still took them: "the password is [REDACTED:password] and the user is bob"."""
+    assert scrub(text)[0] == shown

@@ -49,6 +49,7 @@ from memctl.ingest.parse.common import (
     tool_result_note,
     tool_use_note,
     without_reminders,
+    without_secret_file_copies,
 )
 from memctl.lazy_re import lazy
 from memctl.model import Role
@@ -132,7 +133,7 @@ def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
         return None
     kind = block.get("type")
     if kind == "text" and isinstance(block.get("text"), str):
-        return without_reminders(block["text"]), False
+        return without_secret_file_copies(without_reminders(block["text"]), tally), False
     if kind == "tool_use":
         name = str(block.get("name") or "")
         called(tally, block.get("id"), name, block.get("input"))
@@ -176,7 +177,7 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     tally.started_at = tally.started_at or created
     content = message["content"]
     if isinstance(content, str):
-        text, only_tools = without_reminders(content), False
+        text, only_tools = without_secret_file_copies(without_reminders(content), tally), False
     elif isinstance(content, list):
         answer = _persons_answer(record, content, tally) if kind == "user" else None
         if answer is not None:

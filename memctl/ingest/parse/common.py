@@ -899,6 +899,35 @@ def timestamp(value: Any) -> str | None:
 SYSTEM_REMINDER = lazy(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
+# Claude Code's IDE extension copies into the person's turn a file they @-mention
+# (``<context ref="file:///…/docs/x.md">`` and its text: a real fresh2 session) and the
+# lines they select (``<ide_selection>The user selected the lines 1 to 3 from PATH:`` and
+# the lines). A credentials file's copy keeps its tag and path, not its text, as the
+# result of a call reading one does: ``SIGNING=tr0ub4dor-horse-battery`` has no shape or
+# label the scanner knows.
+IDE_FILE_COPY = lazy(
+    r'(?P<head><context\s+ref="(?P<ref>[^"]*)"\s*>|<ide_selection>[^\n<]*?\bfrom\s+'
+    r"(?P<path>[^\n<]+?):[ \t]*\n)(?P<text>.*?)(?P<close></context\s*>|</ide_selection\s*>|\Z)",
+    re.S,
+)
+
+
+def without_secret_file_copies(text: str, tally: Tally) -> str:
+    """``text`` with the copy of a credentials file an IDE put in it (``IDE_FILE_COPY``)
+    withheld; its values go into ``tally.taken``, hidden where the conversation repeats
+    them."""
+    if "<context" not in text and "<ide_selection>" not in text:
+        return text
+
+    def withheld(found: re.Match[str]) -> str:
+        if not SECRET_FILE.search(found.group("ref") or found.group("path")):
+            return found.group(0)
+        tally.taken |= _withheld_values(found.group("text"))
+        return f"{found.group('head')}{WITHHELD}{found.group('close')}"
+
+    return IDE_FILE_COPY.sub(withheld, text)
+
+
 def without_reminders(text: str) -> str:
     """Claude Code and others inject ``<system-reminder>`` blocks: not what anyone said."""
     return SYSTEM_REMINDER.sub("", text)
