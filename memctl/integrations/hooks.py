@@ -41,6 +41,10 @@ LOG = "hooks.log"
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
 # note), and the client kills a hook after ``hooks.timeout`` (10 s by default).
 INLINE_BYTES = 2 << 20
+# A sub-agent starting (Codex's SubagentStart, under its parent's session_id, naming the
+# sub-agent's own rollout): nothing to read yet, the rollout is marked pending with the
+# parent's session, for its SubagentStop, the parent's next capture, the worker or maintain
+SUBAGENT_START = "SubagentStart"
 
 
 class NothingToCapture(Exception):
@@ -282,6 +286,9 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
         parent = info.get("parentID") if isinstance(info, dict) else None
         _capture_text(settings, client, json.dumps(export), _kept_id(parent or session_id))
         return
+    if event == SUBAGENT_START:
+        _note_subagent(settings, client, payload.get("transcript_path"), _kept_id(session_id))
+        return
     # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
     # session. The session's own waits for its turn's end, which brings the sub-agent's
     # call and its report together (a capture between them would read the report alone).
@@ -304,6 +311,18 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
         _catch_up(settings, client, skip=path)
         _recapture(settings, skip=path)
+
+
+def _note_subagent(settings: Any, client: str, transcript: Any, session_id: str | None) -> None:
+    """Mark a starting sub-agent's transcript pending with its parent's session."""
+    if not transcript:
+        raise NothingToCapture("a sub-agent started with no transcript_path: nothing marked")
+    from memctl.ingest import pending
+
+    entry = pending.Pending(
+        str(transcript), client, session_id, str(settings.cwd), -1, time.time(), _format(client)
+    )
+    pending.remember(settings.home, entry)
 
 
 def _catch_up(settings: Any, client: str, skip: str) -> None:

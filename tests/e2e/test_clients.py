@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -22,10 +23,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memctl.api.memory import ListRequest, list_memories, status
+from memctl.clients import codex as codex_client
 from memctl.clients import opencode as opencode_client
 from memctl.config import load_settings
 from memctl.config.files import write_private
@@ -226,10 +229,11 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert untrusted.returncode == 0, untrusted.stderr
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     codex_status = next(s for s in status if s["client"] == "codex")
-    assert codex_status["hooks"] == ["SessionStart", "Stop"]
+    assert codex_status["hooks"] == list(codex_client.EVENTS)
     assert codex_status["trusted"] == [] and codex_status["fired"] == {}  # skipped silently
 
-    # a sub-agent too: Codex runs no hook in its thread, the parent's Stop stores it
+    # a sub-agent too: SubagentStart marks its rollout with the parent's session, which
+    # the parent's Stop (or the sub-agent's SubagentStop) stores it in
     review = "Review scripts/release.sh for ordering bugs."
     trusted = world.run(
         codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{FACTS} DELEGATE: {review}"
@@ -242,6 +246,8 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     said = [[m["content"] for m in json.loads(s)["messages"]] for s in shown]
     assert len(said) == 2 and all(any(m.startswith(FACTS) for m in s) for s in said)
     assert sum(f"[subagent] {review}" in s for s in said) == 1
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    assert "SubagentStart" in next(s for s in status if s["client"] == "codex")["fired"]
 
     seen = len(world.model.bodies("/v1/responses"))
     search = world.run(  # as installed: the server is required and its tools approved
@@ -251,6 +257,42 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     later = world.requests_text("/v1/responses", seen)
     assert "<memctl-context>" in later and "We deploy with make release from main." in later
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+
+def test_codex_session_interrupted_in_its_turn_is_captured_as_it_closes(world: World) -> None:
+    """Ctrl-C in a Codex turn: Codex runs no Stop for it, only SessionEnd (0.171), which
+    stores the session (before, memctl installed no SessionEnd: nothing was stored)."""
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    world.memctl("-c", "hooks.timeout=120", "install", "codex")
+    argv = [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{FACTS} HOLD"]
+    running = subprocess.Popen(
+        argv,
+        env=world.env,
+        cwd=world.project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(1200):  # the turn is in progress once its request is held
+        if world.model.bodies("/v1/responses"):
+            break
+        time.sleep(0.1)
+    running.send_signal(signal.SIGINT)
+    running.wait(timeout=120)
+    fired = next(s for s in status_of(world) if s["client"] == "codex")["fired"]
+    assert "SessionEnd" in fired and "Stop" not in fired
+    listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+    if not listed:  # SessionEnd has 3 s: a capture it could not finish waits, marked pending
+        world.memctl("maintain", "--only", "jobs")
+        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+    (session,) = listed
+    shown = json.loads(world.memctl("sessions", "show", session["id"], "--json").stdout)
+    assert any(m["content"].startswith(FACTS) for m in shown["messages"])
+
+
+def status_of(world: World) -> Any:
+    return json.loads(world.memctl("install", "status", "--json").stdout)
 
 
 def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: World) -> None:

@@ -69,7 +69,7 @@ def test_the_per_prompt_hook_shows_its_last_run_and_timings(user: Path) -> None:
 def test_codex_per_prompt_names_the_hook_to_trust_and_status_says_untrusted(user: Path) -> None:
     done = run_cli("install", "codex", env=env(user))
     assert "/hooks" in done.stdout and "SessionStart, Stop" in done.stdout
-    trust(user, "SessionStart", "Stop")
+    trust(user, *codex.EVENTS)
     assert status(user)["codex"]["untrusted"] == []
     again = run_cli("install", "codex", env=env(user))  # nothing changed: no note again
     assert "/hooks" not in again.stdout and "nothing to change" in again.stdout
