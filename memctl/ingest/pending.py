@@ -36,8 +36,10 @@ from memctl.config.files import DIR_MODE, open_private, write_private
 from memctl.context import Context
 from memctl.errors import InputError
 from memctl.home import HOOKS
-from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
+from memctl.ingest.capture import capture
+from memctl.ingest.capture_report import IngestOptions
 from memctl.ingest.parse.codex import thread_rollout
+from memctl.ingest.read_marks import open_transcript, pass_over
 from memctl.memories.privacy import safe_line
 
 # One transaction's share of a big transcript: about a second of capture (a first capture
