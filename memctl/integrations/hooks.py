@@ -183,6 +183,7 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START | PROMPT:
         if (client, event) in START:
+            _mark_started(settings, client, payload)
             context, kept_as = session_context(settings, _session_id(payload))
             _note_started(settings, client, kept_as)
             output = REGISTRY[client].start_output(context) if context else ""
@@ -194,6 +195,29 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
         return output
     capture_event(settings, client, event, payload)
     return ""
+
+
+def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
+    """Mark a starting session's transcript pending, when the client names one that exists
+    and is not marked yet: a session whose client is killed before any capture hook runs
+    (a terminal closed in its first turn: Codex 0.171 runs neither Stop nor SessionEnd on
+    SIGHUP or SIGTERM) is stored by the next hook, the worker or maintain."""
+    transcript = payload.get("transcript_path")
+    if not transcript or not Path(str(transcript)).is_file():
+        return
+    from memctl.ingest import pending
+
+    if not pending.marked(settings.home, str(transcript)):
+        entry = pending.Pending(
+            str(transcript),
+            client,
+            _session_id(payload) or None,
+            str(settings.cwd),
+            -1,
+            time.time(),
+            _format(client),
+        )
+        pending.remember(settings.home, entry)
 
 
 def _note_started(settings: Any, client: str, session_id: str | None) -> None:

@@ -259,13 +259,10 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
 
 
-def test_codex_session_interrupted_in_its_turn_is_captured_as_it_closes(world: World) -> None:
-    """Ctrl-C in a Codex turn: Codex runs no Stop for it, only SessionEnd (0.171), which
-    stores the session (before, memctl installed no SessionEnd: nothing was stored)."""
-    codex = client_or_skip("codex")
-    world.memctl("init", "--tool", "codex")
-    world.memctl("-c", "hooks.timeout=120", "install", "codex")
-    argv = [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{FACTS} HOLD"]
+def cut_short(world: World, codex: Path, prompt: str, how: signal.Signals) -> None:
+    """A `codex exec` session sent ``how`` in its first turn (the model holds its answer)."""
+    argv = [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{prompt} HOLD"]
+    seen = len(world.model.bodies("/v1/responses"))
     running = subprocess.Popen(
         argv,
         env=world.env,
@@ -275,20 +272,38 @@ def test_codex_session_interrupted_in_its_turn_is_captured_as_it_closes(world: W
         stderr=subprocess.DEVNULL,
     )
     for _ in range(1200):  # the turn is in progress once its request is held
-        if world.model.bodies("/v1/responses"):
+        if len(world.model.bodies("/v1/responses")) > seen:
             break
         time.sleep(0.1)
-    running.send_signal(signal.SIGINT)
+    running.send_signal(how)
     running.wait(timeout=120)
+
+
+def test_codex_sessions_cut_short_in_their_turn_are_captured(world: World) -> None:
+    """Ctrl-C in a Codex turn: Codex runs no Stop for it, only SessionEnd (0.171), which
+    stores the session (before, memctl installed no SessionEnd: nothing was stored). Its
+    terminal closed (SIGHUP): Codex runs neither; the session-start hook marked the rollout
+    pending, and the next hook, the worker or maintain stores it (before: nothing did)."""
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    world.memctl("-c", "hooks.timeout=120", "install", "codex")
+
+    def said() -> list[str]:
+        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+        shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
+        return [m["content"] for s in shown for m in json.loads(s)["messages"]]
+
+    cut_short(world, codex, FACTS, signal.SIGINT)
     fired = next(s for s in status_of(world) if s["client"] == "codex")["fired"]
     assert "SessionEnd" in fired and "Stop" not in fired
-    listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
-    if not listed:  # SessionEnd has 3 s: a capture it could not finish waits, marked pending
-        world.memctl("maintain", "--only", "jobs")
-        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
-    (session,) = listed
-    shown = json.loads(world.memctl("sessions", "show", session["id"], "--json").stdout)
-    assert any(m["content"].startswith(FACTS) for m in shown["messages"])
+    if not any(m.startswith(FACTS) for m in said()):  # SessionEnd has 3 s: a capture it
+        world.memctl("maintain", "--only", "jobs")  # could not finish waits, marked pending
+    assert any(m.startswith(FACTS) for m in said())
+
+    closed = "The staging cluster is rebuilt every Monday by the ops-rotate job."
+    cut_short(world, codex, closed, signal.SIGHUP)
+    world.memctl("maintain", "--only", "jobs")  # as cron runs it
+    assert any(m.startswith(closed) for m in said())
 
 
 def status_of(world: World) -> Any:
