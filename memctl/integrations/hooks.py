@@ -309,6 +309,7 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
         info = export.get("info")  # a sub-agent's (a task's) session: part of its parent's
         parent = info.get("parentID") if isinstance(info, dict) else None
         _capture_text(settings, client, json.dumps(export), _kept_id(parent or session_id))
+        _catch_up_stored(settings, client)
         return
     if event == SUBAGENT_START:
         _note_subagent(settings, client, payload.get("transcript_path"), _kept_id(session_id))
@@ -335,6 +336,26 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
         _catch_up(settings, client, skip=path)
         _recapture(settings, skip=path)
+
+
+def _catch_up_stored(settings: Any, client: str) -> None:
+    """A client that keeps its sessions in a store of its own (OpenCode) hands memctl a
+    session as it goes idle: one whose process was killed in its turn (its terminal closed)
+    never does. Its capture hook also stores the client's sessions changed within
+    ``hooks.recapture_hours`` that memctl holds an older copy of, or none (as backfill
+    does: an unchanged one is not read), the newest ``hooks.recapture_max``."""
+    since = time.time() - settings.hooks_recapture_hours * 3600
+    module = REGISTRY[client]
+    changed = sorted(module.stored_sessions(since), key=lambda s: s.updated)
+    if not changed or not settings.hooks_recapture_max:
+        return
+    from memctl.context import Context
+    from memctl.ingest.backfill import Target, store_all
+
+    newest = changed[-settings.hooks_recapture_max :]
+    targets = [Target(client, module.TRANSCRIPT_FORMAT, s.where, 0, s) for s in newest]
+    with Context(settings, door="hook") as ctx:
+        store_all(ctx, targets)
 
 
 def _note_subagent(settings: Any, client: str, transcript: Any, session_id: str | None) -> None:

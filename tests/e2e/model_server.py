@@ -247,8 +247,10 @@ def responses_tools(tools: list[Any]) -> Iterator[tuple[str | None, str]]:
 
 
 def held(body: dict[str, Any]) -> bool:
-    """Whether a Responses request's latest user turn asks the answer to wait (``HOLD``)."""
-    users = [i for i in body.get("input") or [] if isinstance(i, dict) and i.get("role") == "user"]
+    """Whether a request's latest user turn (Responses' ``input``, Messages' ``messages``)
+    asks the answer to wait (``HOLD``)."""
+    turns = body.get("input") or body.get("messages") or []
+    users = [i for i in turns if isinstance(i, dict) and i.get("role") == "user"]
     return bool(users) and HOLD in _texts(users[-1])
 
 
@@ -471,6 +473,8 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages/count_tokens"):
             self._json({"input_tokens": 10})
         elif path.endswith("/messages"):
+            if held(body):
+                self.server.released.wait(HOLD_SECONDS)
             if body.get("stream"):
                 self._stream(anthropic_stream(body))
             else:

@@ -259,10 +259,10 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
 
 
-def cut_short(world: World, codex: Path, prompt: str, how: signal.Signals) -> None:
-    """A `codex exec` session sent ``how`` in its first turn (the model holds its answer)."""
-    argv = [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{prompt} HOLD"]
-    seen = len(world.model.bodies("/v1/responses"))
+def cut_short(world: World, argv: list[str | Path], how: signal.Signals, path: str) -> None:
+    """A session sent ``how`` in its first turn: once its request to ``path`` is held (its
+    prompt ends in HOLD)."""
+    seen = len(world.model.bodies(path))
     running = subprocess.Popen(
         argv,
         env=world.env,
@@ -272,7 +272,7 @@ def cut_short(world: World, codex: Path, prompt: str, how: signal.Signals) -> No
         stderr=subprocess.DEVNULL,
     )
     for _ in range(1200):  # the turn is in progress once its request is held
-        if len(world.model.bodies("/v1/responses")) > seen:
+        if any("HOLD" in json.dumps(b) for b in world.model.bodies(path)[seen:]):
             break
         time.sleep(0.1)
     running.send_signal(how)
@@ -293,7 +293,10 @@ def test_codex_sessions_cut_short_in_their_turn_are_captured(world: World) -> No
         shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
         return [m["content"] for s in shown for m in json.loads(s)["messages"]]
 
-    cut_short(world, codex, FACTS, signal.SIGINT)
+    def codex_session(prompt: str) -> list[str | Path]:
+        return [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{prompt} HOLD"]
+
+    cut_short(world, codex_session(FACTS), signal.SIGINT, "/v1/responses")
     fired = next(s for s in status_of(world) if s["client"] == "codex")["fired"]
     assert "SessionEnd" in fired and "Stop" not in fired
     if not any(m.startswith(FACTS) for m in said()):  # SessionEnd has 3 s: a capture it
@@ -301,7 +304,7 @@ def test_codex_sessions_cut_short_in_their_turn_are_captured(world: World) -> No
     assert any(m.startswith(FACTS) for m in said())
 
     closed = "The staging cluster is rebuilt every Monday by the ops-rotate job."
-    cut_short(world, codex, closed, signal.SIGHUP)
+    cut_short(world, codex_session(closed), signal.SIGHUP, "/v1/responses")
     world.memctl("maintain", "--only", "jobs")  # as cron runs it
     assert any(m.startswith(closed) for m in said())
 
@@ -477,9 +480,11 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     world: World, tmp_path: Path
 ) -> None:
     """OpenCode with memctl installed: the first session is captured (through a 0600 file
-    of the user's own) and OpenCode goes to no package registry; the next, without memctl's
-    lock, asks the registry (install status says so), starts with the context block and
-    searches; its title requests get no context."""
+    of the user's own) and OpenCode goes to no package registry; one whose terminal closed
+    in its turn (SIGHUP: it never goes idle) is stored by the next session's hook, from
+    OpenCode's database; that one, without memctl's lock, asks the registry (install status
+    says so), starts with the context block and searches; its title requests get no
+    context."""
     opencode = client_or_skip("opencode")
     opencode_talks_to_the_scripted_model(world)
     world.memctl("init", "--tool", "opencode")
@@ -510,9 +515,12 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     assert {"session.created", "session.idle"} <= set(opencode_status["fired"])
     assert opencode_status["problems"] == []
 
+    closed = "The staging cluster is rebuilt every Monday by the ops-rotate job."
+    cut_short(world, [opencode, "run", f"{closed} HOLD"], signal.SIGHUP, "/v1/messages")
+
     # the next session without memctl's lock: OpenCode asks the registry (the stall the
     # lock avoids: the first session's empty list was no registry left unasked), and
-    # status says so; one session, not a third, to spare CI the client's start-up
+    # status says so; one session, not a fourth, to spare CI the client's start-up
     (world.home / ".config" / "opencode" / "package-lock.json").unlink()
     seen = len(world.model.bodies("/v1/messages"))
     with npm_registry(world) as asked:
@@ -522,6 +530,17 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
     assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+    def said() -> list[str]:
+        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+        shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
+        return [m["content"] for s in shown for m in json.loads(s)["messages"]]
+
+    for _ in range(120):  # the closed session, stored by this one's hook (not waited for)
+        if any(m.startswith(closed) for m in said()):
+            break
+        time.sleep(0.5)
+    assert any(m.startswith(closed) for m in said())
     # the plugin named the session to memory_search (OpenCode keeps the call as sent)
     database = world.home / ".local" / "share" / "opencode" / opencode_client.DATABASE
     searched = [
@@ -539,10 +558,10 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
     assert "@opencode-ai/plugin" in problem and "npm install" in problem
-    # the three sessions again (the sub-agent's too), from OpenCode's own database:
+    # the four sessions again (the sub-agent's too), from OpenCode's own database:
     # nothing unreadable, none twice, the sub-agent's still with its parent
     backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
-    assert backfilled["per_client"] == {"opencode": 3} and backfilled["failed"] == 0
+    assert backfilled["per_client"] == {"opencode": 4} and backfilled["failed"] == 0
     listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
-    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
+    assert sorted(s["client"] for s in listed) == ["opencode"] * 3
     assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over
