@@ -37,9 +37,11 @@ from benchmarks.transcripts import claude_code_lines  # noqa: E402
 from memctl.config.settings import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.embed.local import LocalEmbedder  # noqa: E402
-from memctl.ingest.capture import IngestOptions, Input, capture  # noqa: E402
+from memctl.ingest.capture import capture  # noqa: E402
+from memctl.ingest.capture_report import IngestOptions  # noqa: E402
 from memctl.ingest.message_vectors import embed_messages  # noqa: E402
 from memctl.ingest.pipeline import run_session  # noqa: E402
+from memctl.ingest.source import Input  # noqa: E402
 
 # The pages of the messages' vectors (the table and its index; dbstat counts their b-tree
 # overhead); the segment files recall reads are about 400 bytes a part more.

@@ -18,17 +18,9 @@ from memctl.config.files import FILE_MODE
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, NotFoundError, UsageError
 from memctl.imports import STRATEGIES as STRATEGIES  # import --strategy
-from memctl.ingest.capture import (
-    MODES,
-    Captured,
-    CaptureReport,
-    IngestOptions,
-    Opened,
-    capture,
-    open_transcript,
-    pass_over,
-    unchanged,
-)
+from memctl.ingest.capture import capture
+from memctl.ingest.capture_report import MODES, Captured, CaptureReport, IngestOptions
+from memctl.ingest.read_marks import Opened, open_transcript, pass_over, unchanged
 from memctl.memories.privacy import secret_in_id
 
 if TYPE_CHECKING:

@@ -138,8 +138,9 @@ def codex(
     per_prompt: PerPromptOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Install Codex's hooks (hooks.json: SessionStart, Stop). Codex runs them only after you
-    trust them in /hooks."""
+    """Install Codex's hooks (hooks.json: SessionStart prints the context block; Stop,
+    SubagentStart, SubagentStop and SessionEnd capture). Codex runs them only after you trust
+    them in /hooks."""
     _install(ctx, "codex", project, dry_run, force, notify, as_json, per_prompt)
 
 

@@ -31,15 +31,24 @@ if TYPE_CHECKING:  # the hooks import the clients; a backfill alone needs ingest
 NAME = "codex"
 BINARY = "codex"
 NOTIFY = "notify"
-EVENTS = ("SessionStart", "Stop")
+# Codex 0.171's hooks (their input schemas are in its binary: subagent-start.command.input
+# ...): Stop ends a turn, but not one the person interrupts (Ctrl-C; then only SessionEnd
+# fires); SubagentStart and SubagentStop run for a sub-agent's thread under its parent's
+# session_id, naming its own rollout (``transcript_path``, ``agent_transcript_path``)
+EVENTS = ("SessionStart", "Stop", "SubagentStart", "SubagentStop", "SessionEnd")
 START_EVENTS = ("SessionStart",)
-CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argument
+# notify: the event's JSON is its last argument; SubagentStart marks the sub-agent's
+# rollout pending with its parent (``hooks.SUBAGENT_START``)
+CAPTURE_EVENTS = ("Stop", "SubagentStart", "SubagentStop", "SessionEnd", NOTIFY)
 PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt; Claude Code's shape
 TRANSCRIPT_FORMAT = "codex"
 TRANSCRIPT_GLOBS = ("**/rollout-*.jsonl",)  # sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
 # Codex 0.171 asks at its start when hooks are new or changed ("Hooks need review"), and
 # /hooks lists them; either way it reads them as a session starts (``hooks._catch_up``)
 TRUST_FIX = "start `codex` and trust memctl's hooks when it asks (or type /hooks)"
+# Codex 0.171 cuts a SessionEnd hook's timeout to 3 s, and says so on every start when
+# hooks.json asks for more ("clamping SessionEnd hook timeout to 3s")
+SESSION_END_TIMEOUT = 3
 
 
 def trust_note(events: list[str]) -> str:
@@ -122,9 +131,15 @@ def hook_groups(
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
         return command_group(run, NAME, event, timeout, matcher)
 
+    # the capture a SessionEnd hook cut short is done by the next hook, the worker or
+    # maintain (the transcript is marked pending before it is read)
+    end = command_group(run, NAME, "SessionEnd", min(timeout, SESSION_END_TIMEOUT))
     return {
         "SessionStart": [group("SessionStart", "startup|resume")],
         "Stop": [group("Stop")],
+        "SubagentStart": [group("SubagentStart")],
+        "SubagentStop": [group("SubagentStop")],
+        "SessionEnd": [end],
         **({"UserPromptSubmit": [group("UserPromptSubmit")]} if per_prompt else {}),
     }
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
-from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_transcript
+from memctl.ingest.capture import capture
+from memctl.ingest.capture_report import CaptureReport, IngestOptions
+from memctl.ingest.read_marks import open_transcript
 from memctl.ingest.source import Input
 from memctl.memories.privacy import safe_line
 from memctl.model import parse_time

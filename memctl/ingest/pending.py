@@ -30,15 +30,17 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memctl.config import Settings, settings_from_flags
 from memctl.config.files import DIR_MODE, open_private, write_private
 from memctl.context import Context
 from memctl.errors import InputError
 from memctl.home import HOOKS
-from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
-from memctl.ingest.parse.codex import thread_rollout
 from memctl.memories.privacy import safe_line
+
+if TYPE_CHECKING:  # capturing imports them: a session-start hook marks with the rest alone
+    from memctl.ingest.capture_report import IngestOptions
 
 # One transaction's share of a big transcript: about a second of capture (a first capture
 # ran at ~1.1 MB per CPU second, i22b's note), so other writers wait no longer than that.
@@ -108,6 +110,11 @@ def remember(home: Path, entry: Pending) -> None:
     spare = spare_dir(home)
     if spare is not None:
         (spare / _name(entry.path)).unlink(missing_ok=True)
+
+
+def marked(home: Path, transcript: str) -> bool:
+    """Whether ``transcript`` is marked pending (in the data directory)."""
+    return _entry_path(home, transcript).exists()
 
 
 def forget(home: Path, transcript: str) -> None:
@@ -228,6 +235,9 @@ def capture_in_chunks(
     ctx: Context, path: str, options: IngestOptions, chunk: int = CHUNK_BYTES
 ) -> Chunked:
     """Store every new message of the transcript at ``path``, a transaction per chunk."""
+    from memctl.ingest.capture import capture
+    from memctl.ingest.read_marks import open_transcript, pass_over
+
     done, start = Chunked(), -1
     while True:
         with open_transcript(ctx, path, None, options, chunk=chunk) as opened:
@@ -262,6 +272,8 @@ def settings_for(settings: Settings, cwd: Path) -> Settings:
 def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:
     """Capture a pending transcript in its session's project, a chunk at a time, and
     record its size; None when another process is capturing it."""
+    from memctl.ingest.capture_report import IngestOptions
+
     home = ctx.settings.home
     with capturing(home, entry.path) as mine:
         if not mine:
@@ -286,6 +298,8 @@ def mark_spawned(home: Path, parent: Pending, session_id: str, threads: list[str
     messages started (Codex runs no hook in a sub-agent's thread, nor in one the person
     resumes), under the session that started them: what captured the parent (a hook, the
     worker, maintain) stores what each has said, and the next one what it says after."""
+    from memctl.ingest.parse.codex import thread_rollout
+
     for thread in threads:
         found = thread_rollout(parent.path, thread)
         if found and found != parent.path:

@@ -23,7 +23,7 @@ from memctl.embed import Embedder
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
-from memctl.ingest.capture import Captured
+from memctl.ingest.capture_report import Captured
 from memctl.ingest.claims import evidence
 from memctl.ingest.corrections import link_corrections
 from memctl.ingest.digest import SessionDigest, build_digest, render

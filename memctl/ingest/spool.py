@@ -31,26 +31,20 @@ from memctl.config.files import forget_key, known_forget_key, private_dir, write
 from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
-from memctl.ingest.capture import (
-    TITLE_CHARS,
-    Captured,
-    CaptureReport,
-    IngestOptions,
-    first_message,
+from memctl.ingest.capture import TITLE_CHARS, first_message, session_id_of, store_transcript
+from memctl.ingest.capture_report import Captured, CaptureReport, IngestOptions
+from memctl.ingest.parse import read_transcript
+from memctl.ingest.scrub import (
     followed_before,
     hidden_as_before,
     hidden_title,
-    kept_path,
     new_scrubber,
     scrubbed,
-    session_id_of,
-    store_transcript,
 )
-from memctl.ingest.parse import read_transcript
 from memctl.ingest.source import Input
 from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import resolve_scope
-from memctl.memories.privacy import safe_line
+from memctl.memories.privacy import kept_path, safe_line
 from memctl.model import Session
 from memctl.store.sessions import add_followed_digests, session_known_as
 

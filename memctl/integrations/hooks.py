@@ -41,6 +41,10 @@ LOG = "hooks.log"
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
 # note), and the client kills a hook after ``hooks.timeout`` (10 s by default).
 INLINE_BYTES = 2 << 20
+# A sub-agent starting (Codex's SubagentStart, under its parent's session_id, naming the
+# sub-agent's own rollout): nothing to read yet, the rollout is marked pending with the
+# parent's session, for its SubagentStop, the parent's next capture, the worker or maintain
+SUBAGENT_START = "SubagentStart"
 
 
 class NothingToCapture(Exception):
@@ -179,6 +183,7 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START | PROMPT:
         if (client, event) in START:
+            _mark_started(settings, client, payload)
             context, kept_as = session_context(settings, _session_id(payload))
             _note_started(settings, client, kept_as)
             output = REGISTRY[client].start_output(context) if context else ""
@@ -190,6 +195,29 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
         return output
     capture_event(settings, client, event, payload)
     return ""
+
+
+def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
+    """Mark a starting session's transcript pending, when the client names one that exists
+    and is not marked yet: a session whose client is killed before any capture hook runs
+    (a terminal closed in its first turn: Codex 0.171 runs neither Stop nor SessionEnd on
+    SIGHUP or SIGTERM) is stored by the next hook, the worker or maintain."""
+    transcript = payload.get("transcript_path")
+    if not transcript or not Path(str(transcript)).is_file():
+        return
+    from memctl.ingest import pending
+
+    if not pending.marked(settings.home, str(transcript)):
+        entry = pending.Pending(
+            str(transcript),
+            client,
+            _session_id(payload) or None,
+            str(settings.cwd),
+            -1,
+            time.time(),
+            _format(client),
+        )
+        pending.remember(settings.home, entry)
 
 
 def _note_started(settings: Any, client: str, session_id: str | None) -> None:
@@ -281,6 +309,10 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
         info = export.get("info")  # a sub-agent's (a task's) session: part of its parent's
         parent = info.get("parentID") if isinstance(info, dict) else None
         _capture_text(settings, client, json.dumps(export), _kept_id(parent or session_id))
+        _catch_up_stored(settings, client)
+        return
+    if event == SUBAGENT_START:
+        _note_subagent(settings, client, payload.get("transcript_path"), _kept_id(session_id))
         return
     # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
     # session. The session's own waits for its turn's end, which brings the sub-agent's
@@ -304,6 +336,38 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
         _catch_up(settings, client, skip=path)
         _recapture(settings, skip=path)
+
+
+def _catch_up_stored(settings: Any, client: str) -> None:
+    """A client that keeps its sessions in a store of its own (OpenCode) hands memctl a
+    session as it goes idle: one whose process was killed in its turn (its terminal closed)
+    never does. Its capture hook also stores the client's sessions changed within
+    ``hooks.recapture_hours`` that memctl holds an older copy of, or none (as backfill
+    does: an unchanged one is not read), the newest ``hooks.recapture_max``."""
+    since = time.time() - settings.hooks_recapture_hours * 3600
+    module = REGISTRY[client]
+    changed = sorted(module.stored_sessions(since), key=lambda s: s.updated)
+    if not changed or not settings.hooks_recapture_max:
+        return
+    from memctl.context import Context
+    from memctl.ingest.backfill import Target, store_all
+
+    newest = changed[-settings.hooks_recapture_max :]
+    targets = [Target(client, module.TRANSCRIPT_FORMAT, s.where, 0, s) for s in newest]
+    with Context(settings, door="hook") as ctx:
+        store_all(ctx, targets)
+
+
+def _note_subagent(settings: Any, client: str, transcript: Any, session_id: str | None) -> None:
+    """Mark a starting sub-agent's transcript pending with its parent's session."""
+    if not transcript:
+        raise NothingToCapture("a sub-agent started with no transcript_path: nothing marked")
+    from memctl.ingest import pending
+
+    entry = pending.Pending(
+        str(transcript), client, session_id, str(settings.cwd), -1, time.time(), _format(client)
+    )
+    pending.remember(settings.home, entry)
 
 
 def _catch_up(settings: Any, client: str, skip: str) -> None:

@@ -341,6 +341,7 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
         }
         timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
         problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
+        problems += _missing_hooks(name, module.EVENTS, checks["hooks"])
         problems += opencode.problems(place) if name == opencode.NAME else []
         problems += gemini.problems(place) if name == gemini.NAME else []
         last = (captured or {}).get(name)
@@ -361,6 +362,15 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
             )
         )
     return result
+
+
+def _missing_hooks(name: str, events: tuple[str, ...], installed: list[str]) -> list[str]:
+    """An install some of whose hooks are missing (made by an older memctl, which had fewer:
+    Codex's SessionEnd came later) names them and the fix; no install says nothing."""
+    missing = [event for event in events if event not in installed]
+    if not installed or not missing:
+        return []
+    return [f"{name}: no memctl hook for {', '.join(missing)}: `memctl install {name}` adds it"]
 
 
 def _untrusted(place: Where) -> list[str]:

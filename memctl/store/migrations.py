@@ -339,7 +339,7 @@ def m009_stored_at(db: Database) -> None:
 
 def m010_transcript_reads(db: Database) -> None:
     """How far capture has read each transcript file: its byte offset, a digest of what lay
-    before it, and the session's message count then (ingest/capture.py reads on from it)."""
+    before it, and the session's message count then (ingest/read_marks.py reads on from it)."""
     db.execute("""
         CREATE TABLE transcript_reads (
             path TEXT PRIMARY KEY,

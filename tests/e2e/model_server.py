@@ -15,6 +15,8 @@ The model's script is simple and deterministic:
   the sub-agent answers ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
   extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
+- a prompt containing ``HOLD`` is answered only once the server shuts down (or after
+  ``HOLD_SECONDS``): a turn in progress, for a test to interrupt;
 - anything else gets the answer ``ok``.
 Every request body is kept (``server.requests``) for the tests to look into, with when it
 arrived and when its answer was sent (``server.times``, ``time.monotonic()``) for the
@@ -50,6 +52,8 @@ EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
 SEARCH_ID, AGAIN_ID = "toolu_search", "toolu_again"
+HOLD = "HOLD"
+HOLD_SECONDS = 120.0
 
 
 def _texts(value: Any) -> str:
@@ -242,6 +246,14 @@ def responses_tools(tools: list[Any]) -> Iterator[tuple[str | None, str]]:
             yield None, tool.get("name") or ""
 
 
+def held(body: dict[str, Any]) -> bool:
+    """Whether a request's latest user turn (Responses' ``input``, Messages' ``messages``)
+    asks the answer to wait (``HOLD``)."""
+    turns = body.get("input") or body.get("messages") or []
+    users = [i for i in turns if isinstance(i, dict) and i.get("role") == "user"]
+    return bool(users) and HOLD in _texts(users[-1])
+
+
 def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
     plan = responses_plan(body)
     if "tool" in plan:
@@ -420,6 +432,7 @@ class ScriptedModel(ThreadingHTTPServer):
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.times: list[list[float]] = []  # per request: [arrived, answered]
         self.lock = threading.Lock()
+        self.released = threading.Event()  # set at shutdown: the held answers go
 
     @property
     def url(self) -> str:
@@ -460,11 +473,15 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages/count_tokens"):
             self._json({"input_tokens": 10})
         elif path.endswith("/messages"):
+            if held(body):
+                self.server.released.wait(HOLD_SECONDS)
             if body.get("stream"):
                 self._stream(anthropic_stream(body))
             else:
                 self._json(anthropic_message(body))
         elif path.endswith("/responses"):
+            if held(body):
+                self.server.released.wait(HOLD_SECONDS)
             self._stream(responses_stream(body))
         elif path.endswith("/chat/completions"):
             if body.get("stream"):
@@ -495,10 +512,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        for chunk in events:
-            self.wfile.write(chunk)
-            self.wfile.flush()
         self.close_connection = True
+        try:
+            for chunk in events:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):  # the client went (interrupted)
+            return
 
 
 @contextmanager
@@ -509,5 +529,6 @@ def scripted_model() -> Iterator[ScriptedModel]:
     try:
         yield server
     finally:
+        server.released.set()
         server.shutdown()
         server.server_close()

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -22,10 +23,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memctl.api.memory import ListRequest, list_memories, status
+from memctl.clients import codex as codex_client
 from memctl.clients import opencode as opencode_client
 from memctl.config import load_settings
 from memctl.config.files import write_private
@@ -226,10 +229,11 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert untrusted.returncode == 0, untrusted.stderr
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     codex_status = next(s for s in status if s["client"] == "codex")
-    assert codex_status["hooks"] == ["SessionStart", "Stop"]
+    assert codex_status["hooks"] == list(codex_client.EVENTS)
     assert codex_status["trusted"] == [] and codex_status["fired"] == {}  # skipped silently
 
-    # a sub-agent too: Codex runs no hook in its thread, the parent's Stop stores it
+    # a sub-agent too: SubagentStart marks its rollout with the parent's session, which
+    # the parent's Stop (or the sub-agent's SubagentStop) stores it in
     review = "Review scripts/release.sh for ordering bugs."
     trusted = world.run(
         codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{FACTS} DELEGATE: {review}"
@@ -242,6 +246,8 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     said = [[m["content"] for m in json.loads(s)["messages"]] for s in shown]
     assert len(said) == 2 and all(any(m.startswith(FACTS) for m in s) for s in said)
     assert sum(f"[subagent] {review}" in s for s in said) == 1
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    assert "SubagentStart" in next(s for s in status if s["client"] == "codex")["fired"]
 
     seen = len(world.model.bodies("/v1/responses"))
     search = world.run(  # as installed: the server is required and its tools approved
@@ -251,6 +257,60 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     later = world.requests_text("/v1/responses", seen)
     assert "<memctl-context>" in later and "We deploy with make release from main." in later
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+
+def cut_short(world: World, argv: list[str | Path], how: signal.Signals, path: str) -> None:
+    """A session sent ``how`` in its first turn: once its request to ``path`` is held (its
+    prompt ends in HOLD)."""
+    seen = len(world.model.bodies(path))
+    running = subprocess.Popen(
+        argv,
+        env=world.env,
+        cwd=world.project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(1200):  # the turn is in progress once its request is held
+        if any("HOLD" in json.dumps(b) for b in world.model.bodies(path)[seen:]):
+            break
+        time.sleep(0.1)
+    running.send_signal(how)
+    running.wait(timeout=120)
+
+
+def test_codex_sessions_cut_short_in_their_turn_are_captured(world: World) -> None:
+    """Ctrl-C in a Codex turn: Codex runs no Stop for it, only SessionEnd (0.171), which
+    stores the session (before, memctl installed no SessionEnd: nothing was stored). Its
+    terminal closed (SIGHUP): Codex runs neither; the session-start hook marked the rollout
+    pending, and the next hook, the worker or maintain stores it (before: nothing did)."""
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    world.memctl("-c", "hooks.timeout=120", "install", "codex")
+
+    def said() -> list[str]:
+        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+        shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
+        return [m["content"] for s in shown for m in json.loads(s)["messages"]]
+
+    def codex_session(prompt: str) -> list[str | Path]:
+        return [codex, *codex_args(world, "--dangerously-bypass-hook-trust"), f"{prompt} HOLD"]
+
+    cut_short(world, codex_session(FACTS), signal.SIGINT, "/v1/responses")
+    fired = next(s for s in status_of(world) if s["client"] == "codex")["fired"]
+    assert "SessionEnd" in fired and "Stop" not in fired
+    if not any(m.startswith(FACTS) for m in said()):  # SessionEnd has 3 s: a capture it
+        world.memctl("maintain", "--only", "jobs")  # could not finish waits, marked pending
+    assert any(m.startswith(FACTS) for m in said())
+
+    closed = "The staging cluster is rebuilt every Monday by the ops-rotate job."
+    cut_short(world, codex_session(closed), signal.SIGHUP, "/v1/responses")
+    world.memctl("maintain", "--only", "jobs")  # as cron runs it
+    assert any(m.startswith(closed) for m in said())
+
+
+def status_of(world: World) -> Any:
+    return json.loads(world.memctl("install", "status", "--json").stdout)
 
 
 def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: World) -> None:
@@ -420,9 +480,11 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     world: World, tmp_path: Path
 ) -> None:
     """OpenCode with memctl installed: the first session is captured (through a 0600 file
-    of the user's own) and OpenCode goes to no package registry; the next, without memctl's
-    lock, asks the registry (install status says so), starts with the context block and
-    searches; its title requests get no context."""
+    of the user's own) and OpenCode goes to no package registry; one whose terminal closed
+    in its turn (SIGHUP: it never goes idle) is stored by the next session's hook, from
+    OpenCode's database; that one, without memctl's lock, asks the registry (install status
+    says so), starts with the context block and searches; its title requests get no
+    context."""
     opencode = client_or_skip("opencode")
     opencode_talks_to_the_scripted_model(world)
     world.memctl("init", "--tool", "opencode")
@@ -453,9 +515,12 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     assert {"session.created", "session.idle"} <= set(opencode_status["fired"])
     assert opencode_status["problems"] == []
 
+    closed = "The staging cluster is rebuilt every Monday by the ops-rotate job."
+    cut_short(world, [opencode, "run", f"{closed} HOLD"], signal.SIGHUP, "/v1/messages")
+
     # the next session without memctl's lock: OpenCode asks the registry (the stall the
     # lock avoids: the first session's empty list was no registry left unasked), and
-    # status says so; one session, not a third, to spare CI the client's start-up
+    # status says so; one session, not a fourth, to spare CI the client's start-up
     (world.home / ".config" / "opencode" / "package-lock.json").unlink()
     seen = len(world.model.bodies("/v1/messages"))
     with npm_registry(world) as asked:
@@ -465,6 +530,17 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
     assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+    def said() -> list[str]:
+        listed = json.loads(world.memctl("sessions", "list", "--json").stdout)
+        shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
+        return [m["content"] for s in shown for m in json.loads(s)["messages"]]
+
+    for _ in range(120):  # the closed session, stored by this one's hook (not waited for)
+        if any(m.startswith(closed) for m in said()):
+            break
+        time.sleep(0.5)
+    assert any(m.startswith(closed) for m in said())
     # the plugin named the session to memory_search (OpenCode keeps the call as sent)
     database = world.home / ".local" / "share" / "opencode" / opencode_client.DATABASE
     searched = [
@@ -482,10 +558,10 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
     assert "@opencode-ai/plugin" in problem and "npm install" in problem
-    # the three sessions again (the sub-agent's too), from OpenCode's own database:
+    # the four sessions again (the sub-agent's too), from OpenCode's own database:
     # nothing unreadable, none twice, the sub-agent's still with its parent
     backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
-    assert backfilled["per_client"] == {"opencode": 3} and backfilled["failed"] == 0
+    assert backfilled["per_client"] == {"opencode": 4} and backfilled["failed"] == 0
     listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
-    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
+    assert sorted(s["client"] for s in listed) == ["opencode"] * 3
     assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over

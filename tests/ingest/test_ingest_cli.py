@@ -18,7 +18,8 @@ from benchmarks.transcripts import claude_code_lines
 from memctl.cli.entry import run_fast
 from memctl.cli.fastlane import INGEST_OPTIONS, ingest_parser, split_command
 from memctl.context import Context
-from memctl.ingest.capture import INSERT_BATCH, IngestOptions, capture
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.known import INSERT_BATCH
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
@@ -263,7 +264,7 @@ def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -
     code = (
         "from memctl.config import load_settings\n"
         "from memctl.context import Context\n"
-        "from memctl.ingest.capture import INSERT_BATCH, IngestOptions, capture\n"
+        "from memctl.ingest.capture import IngestOptions, capture\n"
         "from memctl.ingest.source import Input\n"
         f"stream = Input(open({str(path)!r}, 'rb'), 'huge')\n"
         "with Context(load_settings()) as ctx:\n"

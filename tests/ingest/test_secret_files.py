@@ -18,7 +18,7 @@ import pytest
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.ingest import pending
-from memctl.ingest.capture import CaptureReport, IngestOptions, open_transcript, scrubbed
+from memctl.ingest.capture_report import CaptureReport, IngestOptions
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import (
     Tally,
@@ -29,6 +29,8 @@ from memctl.ingest.parse.common import (
     withholds,
 )
 from memctl.ingest.pending import capture_grown
+from memctl.ingest.read_marks import open_transcript
+from memctl.ingest.scrub import scrubbed
 from memctl.ingest.source import Input
 from memctl.ingest.spool import replay, spool
 from memctl.ingest.tools import read_calls

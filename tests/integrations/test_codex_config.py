@@ -127,7 +127,7 @@ def test_notify_goes_before_every_table_and_leaves_with_uninstall(home: Path) ->
     text = config(home).read_text()
     assert tomllib.loads(text)["notify"][-3:] == ["hook", "codex", "notify"]
     assert text.index("notify") < text.index("[hooks.state")
-    assert codex.hooks_installed(where) == ["SessionStart", "Stop", "notify"]
+    assert codex.hooks_installed(where) == [*codex.EVENTS, "notify"]
     with open(config(home), "a") as out:
         out.write('\n[projects."/other"]\ntrust_level = "trusted"\n')
     uninstall(home, "install")

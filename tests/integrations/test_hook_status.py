@@ -69,7 +69,7 @@ def test_the_per_prompt_hook_shows_its_last_run_and_timings(user: Path) -> None:
 def test_codex_per_prompt_names_the_hook_to_trust_and_status_says_untrusted(user: Path) -> None:
     done = run_cli("install", "codex", env=env(user))
     assert "/hooks" in done.stdout and "SessionStart, Stop" in done.stdout
-    trust(user, "SessionStart", "Stop")
+    trust(user, *codex.EVENTS)
     assert status(user)["codex"]["untrusted"] == []
     again = run_cli("install", "codex", env=env(user))  # nothing changed: no note again
     assert "/hooks" not in again.stdout and "nothing to change" in again.stdout
@@ -87,6 +87,25 @@ def test_codex_per_prompt_names_the_hook_to_trust_and_status_says_untrusted(user
     trust(user, "UserPromptSubmit")
     assert status(user)["codex"]["untrusted"] == []
     assert doctor_hooks(user, "codex")["detail"] == "installed, never fired"
+
+
+def test_an_install_an_older_memctl_made_names_the_hooks_it_lacks(user: Path) -> None:
+    """hooks.json as memctl wrote it before SubagentStart, SubagentStop and SessionEnd:
+    status and doctor name those and the fix, which adds them (to be trusted)."""
+    assert run_cli("install", "codex", env=env(user)).returncode == 0
+    hooks_file = user / ".codex" / "hooks.json"
+    doc = json.loads(hooks_file.read_text())
+    doc["hooks"] = {e: doc["hooks"][e] for e in ("SessionStart", "Stop")}
+    hooks_file.write_text(json.dumps(doc))
+    lacking = "SubagentStart, SubagentStop, SessionEnd"
+    (problem,) = status(user)["codex"]["problems"]  # type: ignore[misc]
+    assert lacking in problem and "`memctl install codex`" in problem
+    done = run_cli("doctor", "--json", env=env(user))
+    named = [c for c in json.loads(done.stdout) if c["name"] == "hooks codex"]
+    assert any(c["status"] == "warn" and lacking in c["detail"] for c in named)
+    again = run_cli("install", "codex", env=env(user))
+    assert f"({lacking};" in again.stdout  # to be trusted in /hooks
+    assert status(user)["codex"]["problems"] == []
 
 
 def test_codex_hooks_never_trusted_are_not_called_never_fired(user: Path) -> None:

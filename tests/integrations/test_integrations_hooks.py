@@ -443,6 +443,37 @@ def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
     assert stored.started_at == "2026-01-14T19:20:03.207Z"  # its first turn, not its agent's
 
 
+def test_codex_subagent_start_keeps_the_sub_agent_for_its_parents_session(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex 0.171's SubagentStart (its input as the binary's schema and a real run give
+    it: the parent's session_id, the sub-agent's rollout) marks the rollout pending with
+    the parent's session, so the parent's next capture stores the sub-agent's turns there,
+    though nothing in the parent's own rollout leads to it (kept in another folder here);
+    SubagentStop then adds nothing twice."""
+    parent, agent = tmp_path / "parent", tmp_path / "elsewhere"
+    parent.mkdir(), agent.mkdir()
+    main = shutil.copy(TRANSCRIPTS / "codex-0.171.jsonl", parent / "rollout-main.jsonl")
+    sub = shutil.copy(TRANSCRIPTS / "codex-0.171-subagent.jsonl", agent / "rollout-sub.jsonl")
+    session = "01a22c52-2f5e-7272-bc87-24c106a88ffa"
+    start = {"session_id": session, "transcript_path": str(sub), "cwd": str(tmp_path)}
+    start |= {
+        "hook_event_name": "SubagentStart",
+        "agent_id": "01a22c52-3db4-79f1-8731-b3c591119731",
+    }
+    assert hook(["codex", "SubagentStart"], {**start, "agent_type": "default"}, capsys) == ""
+    (marked,) = [e for e in pending.grown(home, "", 1, None) if e.path == str(sub)]
+    assert marked.session_id == session and marked.size == -1
+    stop = {"session_id": session, "transcript_path": str(main), "cwd": str(tmp_path)}
+    hook(["codex", "Stop"], {**stop, "hook_event_name": "Stop"}, capsys)
+    count, _, text, sessions = session_text(session)
+    assert sessions == 1 and "[subagent] Review scripts/release.sh" in text
+    agent_stop = {**stop, "hook_event_name": "SubagentStop", "agent_transcript_path": str(sub)}
+    hook(["codex", "SubagentStop"], agent_stop, capsys)
+    assert session_text(session)[0] == count
+    assert not (home / "logs" / "hooks.log").exists()
+
+
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:
     """A Claude Code transcript of ``messages`` user messages, each its line ``repeat`` times
     and followed by a file-history snapshot of ``padding`` bytes (a record that holds no

@@ -191,7 +191,9 @@ def test_codex_install_says_hooks_need_trust_and_status_reads_it(user: Path) -> 
         out.write(f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:abc"\n')
     status = {s.client: s for s in setup.status(where, user.parent / "data")}
     assert status["codex"].trusted == [key]
-    assert status["codex"].hooks == ["SessionStart", "Stop", "notify"]
+    assert status["codex"].hooks == [*codex.EVENTS, "notify"]
+    # Codex cuts a SessionEnd hook to 3 s, and warns at every start when asked for more
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == codex.SESSION_END_TIMEOUT
     assert status["claude-code"].hooks == []
 
 

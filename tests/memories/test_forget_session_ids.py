@@ -18,7 +18,7 @@ from memctl.api import sessions as sessions_api
 from memctl.api.ingest import IngestRequest
 from memctl.context import Context
 from memctl.errors import NotFoundError
-from memctl.ingest.capture import CaptureReport
+from memctl.ingest.capture_report import CaptureReport
 from memctl.maintain.backup import make_backup
 from memctl.maintain.spawn import LOG_DIR, LOG_FILE
 from memctl.model import Session, now_iso
