@@ -23,6 +23,18 @@ ACTIVE, SUPERSEDED = "active", "superseded"
 RULES, LLM, HOST, SYNC, UNKNOWN = "rules", "llm", "host", "sync", "unknown"
 # Memory states whose triples are live (recall walks them; the profile cites them).
 LIVE_STATES = ("active",)
+# A name half the store's projects or more name (Git, the assistant itself) sets none of
+# them apart: BM25's idf, log((N - n + 0.5) / (n + 0.5)), is at or below zero from n = N / 2.
+# One that fewer than ``SPREAD_MIN`` projects name is theirs however few the store holds
+# (two related projects may share their tools). A project's profile (its stack) and its
+# `memctl graph` list such a name after the project's own.
+SPREAD_SHARE = 0.5
+SPREAD_MIN = 3
+
+
+def shared_floor(scopes: int) -> float:
+    """How many scopes name an entity every project shares, of ``scopes`` naming any."""
+    return max(SPREAD_MIN, SPREAD_SHARE * scopes)
 
 
 @dataclass(frozen=True)
@@ -377,6 +389,43 @@ def entities_like(
     return [GraphEntity(int(i), str(n), str(k)) for i, n, k in rows]
 
 
+def naming_scopes(db: Database) -> int:
+    """How many scopes' active memories name an entity."""
+    return int(
+        db.value(
+            "SELECT count(DISTINCT m.scope) FROM memories m WHERE m.state = 'active' "
+            "AND EXISTS (SELECT 1 FROM entity_mentions x WHERE x.memory_id = m.id)"
+        )
+        or 0
+    )
+
+
+# How many scopes' active memories name entity ``e`` (one parameter: none).
+_SPREAD = (
+    "(SELECT count(DISTINCT m.scope) FROM entity_mentions x JOIN memories m "
+    "ON m.id = x.memory_id WHERE x.entity_id = e.id AND m.state = 'active')"
+)
+
+
+def entities_of(
+    db: Database, own: str, scopes: tuple[str, ...], shared_at: float, limit: int
+) -> list[tuple[GraphEntity, bool]]:
+    """The entities the memories of ``scopes`` name, ``own``'s first (those its active
+    memories mention most first), each with whether ``shared_at`` scopes or more name it
+    (every project's: Git, the assistant; those come after the others)."""
+    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
+    rows = db.tuples(
+        f"SELECT e.id, e.name, e.kind, {_SPREAD} >= ? AS shared FROM entities e WHERE 1 {where} "
+        "ORDER BY shared, (SELECT count(*) FROM entity_mentions x JOIN memories m "
+        "ON m.id = x.memory_id WHERE x.entity_id = e.id AND m.scope = ? "
+        "AND m.state = 'active') DESC, "
+        "(SELECT count(*) FROM entity_mentions x WHERE x.entity_id = e.id) DESC, e.name "
+        "LIMIT ?",
+        (shared_at, *params, own, limit),
+    )
+    return [(GraphEntity(int(i), str(n), str(k)), bool(shared)) for i, n, k, shared in rows]
+
+
 def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool:
     """Whether a memory of ``scopes`` names the entity (or states a triple using it)."""
     where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
@@ -412,6 +461,7 @@ def triples_touching(
     scopes: tuple[str, ...] | None = None,
     sources: bool = True,
     offset: int = 0,
+    first: str | None = None,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
     active memory, when ``live_only``), with their sources (unless ``sources`` is False:
@@ -419,7 +469,8 @@ def triples_touching(
     triples their memories state (live: their active memories), each with those sources
     alone. The scopes select before ``limit`` counts: a name other projects use often
     ("Alice") leaves these scopes' edges of it their share. ``offset``: the first rows
-    skipped (a page of them: live ones first, each oldest first)."""
+    skipped (a page of them: live ones first, each oldest first; with ``first``, the
+    triples a memory of that scope states before the others of their state)."""
     if not entities:
         return []
     ids = json.dumps(entities)
@@ -433,13 +484,19 @@ def triples_touching(
         else ""
     )
     live = "AND t.state = 'active'" if live_only else ""
+    theirs = (
+        "NOT EXISTS (SELECT 1 FROM triple_sources y JOIN memories n ON n.id = y.memory_id "
+        "WHERE y.triple_id = t.id AND n.scope = ?), "
+        if first
+        else ""
+    )
     rows = db.tuples(
         f"SELECT {TRIPLE_COLUMNS} FROM triples t JOIN entities s ON s.id = t.subject "
         "JOIN entities o ON o.id = t.object "
         "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
         f"OR t.object IN (SELECT value FROM json_each(?))) {live} {by} "
-        "ORDER BY t.state, t.created_at, t.id LIMIT ? OFFSET ?",
-        (ids, ids, *params, limit, offset),
+        f"ORDER BY t.state, {theirs}t.created_at, t.id LIMIT ? OFFSET ?",
+        (ids, ids, *params, *([first] if first else []), limit, offset),
     )
     found = [
         GraphTriple(

@@ -303,20 +303,26 @@ def profile(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def graph(ctx: Context, values: Values) -> dict[str, Any]:
-    """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
-    entities; with it, its relations (live, then history), each with the memories that
-    state it, ``graph_api.RELATIONS`` a page (``page``: its number)."""
+    """``memctl graph --all-scopes``, or of one project (``project``: ``memctl graph -s``):
+    without ``entity``, the counts and the most mentioned entities (of a project, its own
+    and their relations first, then the names most projects name); with it, its relations
+    (live, then history), each with the memories that state it, ``graph_api.RELATIONS`` a
+    page (``page``: its number)."""
     name = (values.get("entity") or "").strip()
     page = _number(values, "page", 1)
-    request = graph_api.GraphRequest(name or None, all_scopes=True, page=page)
+    scope = _project(ctx, values)
+    request = graph_api.GraphRequest(name or None, scope, scope is None, page)
+    of = {"project": scope, "project_label": project_labels(ctx, [scope])[scope] if scope else None}
+    title = f"Graph of {of['project_label']}" if scope else "Graph"
     if not name:
         found = graph_api.summary(ctx, request)
-        return {"title": "Graph", "entity": None, **found.to_dict()}
+        return {"title": title, "entity": None, **of, **found.to_dict()}
     shown = graph_api.entity_graph(ctx, request)
     named = memory_api.by_ids(ctx, set(shown.mentioned))
     return {
-        "title": f"Graph: {shown.entity.name}",
+        "title": f"{title}: {shown.entity.name}",
         "per_page": graph_api.RELATIONS,
+        **of,
         **shown.to_dict(),
         "mentions": [about(named[i]) for i in shown.mentioned if i in named],
     }

@@ -16,7 +16,7 @@ import apsw
 import pytest
 
 from memctl.api import memory as memory_api
-from memctl.api.memory import ListRequest
+from memctl.api.memory import ListRequest, RememberRequest
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.source import Input
 from memctl.model import State
@@ -541,3 +541,41 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     browser.set_window_size(NARROW, 800)
     browser.get(f"{base}/projects")
     assert LONG_PATH in text_of(browser).replace("\n", "") and sideways(browser) == 0
+
+
+@pytest.fixture
+def projects_graph(make_ctx: Any) -> Iterator[str]:
+    """Three projects whose memories name Git and GitHub, and a fourth, "orders", whose
+    own memory names Alice and Acme: `memctl ui` serving them."""
+    ctx = make_ctx()
+    for project in ("shop", "blog", "wiki", "orders"):
+        for n in range(3):
+            text = f"The {project} code {n} is kept in Git and reviewed on GitHub."
+            memory_api.remember(ctx, RememberRequest(text, scope=project))
+    memory_api.remember(ctx, RememberRequest("Alice works at Acme.", scope="orders"))
+    ctx.close()
+    yield from serving()
+
+
+def test_a_projects_graph_shows_its_own_entities_and_relations_first(
+    projects_graph: str, browser: Any
+) -> None:
+    """The graph page listed every project's most mentioned names (Git, GitHub) and no
+    relation; a project's timeline now leads to its graph: its own entities and their
+    relations first, the names most projects name after, each link keeping the project."""
+    base = projects_graph.split("/login", 1)[0]
+    browser.get(projects_graph)
+    browser.get(f"{base}/timeline?project=orders")
+    browser.find_element(By.LINK_TEXT, "its graph").click()
+    assert browser.title.startswith("Graph of orders")
+    own = browser.find_element(By.CSS_SELECTOR, "main > ul").text.splitlines()
+    assert sorted(own) == ["Acme organisation", "Alice person"], own
+    shared = browser.find_element(By.XPATH, "//h2[text()='Named by most projects']")
+    assert "Git" in shared.find_element(By.XPATH, "following-sibling::ul[1]").text
+    relations = browser.find_element(By.XPATH, "//h2[text()='Its relations']")
+    assert "Alice → works at → Acme" in relations.find_element(By.XPATH, "following::ul").text
+    browser.find_element(By.LINK_TEXT, "Acme").click()
+    assert browser.title.startswith("Graph of orders: Acme")
+    assert browser.current_url.endswith("project=orders")
+    browser.set_window_size(NARROW, 800)
+    assert sideways(browser) == 0
