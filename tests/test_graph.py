@@ -447,13 +447,18 @@ def test_cli_graph_of_a_project_lists_its_own_entities_and_relations_first(ctx: 
             text = f"The {project} code {n} is kept in Git and reviewed on GitHub."
             remember(ctx, RememberRequest(text, scope=project))
     remember(ctx, RememberRequest("Alice lives in Lisbon.", scope="global"))
+    remember(ctx, RememberRequest("The shop caches carts in Redis.", scope="shop"))
     remembered(ctx, "Alice works at Acme.")
     remembered(ctx, "Our code is kept in Git and reviewed on GitHub.")
+    remembered(ctx, "Redis holds the sessions.")
+    remembered(ctx, "Redis holds the rate limits.")
     index_pending(ctx.db)
     listed = run_cli("graph")
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[1:3] == ["  Alice (person)", "  Acme (organisation)"]
+    # Acme is this project's alone; Redis, named twice here, another project's too; Alice
+    # the global memories' too (every project's): each sets it apart less
+    assert lines[1:4] == ["  Acme (organisation)", "  Redis (service)", "  Alice (person)"]
     assert "named by most projects: Git (tool), GitHub (service)" in listed.stdout
     assert "relations:" in lines and "Alice → works at → Acme" in listed.stdout
     shown = json.loads(run_cli("graph", "--json").stdout)

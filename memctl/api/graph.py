@@ -62,8 +62,9 @@ class EntityGraph:
 @dataclass(frozen=True)
 class GraphSummary:
     counts: dict[str, int]
-    # of a project: its own first, the most its memories mention first, then the names
-    # most projects name (``shared``); of every scope: the most mentioned
+    # of a project: those that set it apart first (its mentions x their idf over the
+    # projects), then the names most projects name (``shared``); of every scope: the most
+    # mentioned
     entities: list[GraphEntity]
     shared: list[str] = field(default_factory=list)  # the listed names most projects name
     # of a project: the live relations of its own listed entities, its memories' first
@@ -152,9 +153,10 @@ def summary(ctx: Context, request: GraphRequest) -> GraphSummary:
     if scopes is None:
         return GraphSummary(counts, entities_like(ctx.db, "", LISTED))
     own = scopes[0]
+    naming = naming_scopes(ctx.db)
     # the global memories are every project's: no name of theirs is set apart
-    floor = shared_floor(naming_scopes(ctx.db)) if own != GLOBAL_SCOPE else float("inf")
-    listed = entities_of(ctx.db, own, scopes, floor, LISTED)
+    floor = shared_floor(naming) if own != GLOBAL_SCOPE else float("inf")
+    listed = entities_of(ctx.db, own, scopes, naming, floor, LISTED)
     theirs = [e.id for e, shared in listed if not shared]
     relations = triples_touching(ctx.db, theirs, True, LISTED, scopes, first=own)
     shared = [e.name for e, is_shared in listed if is_shared]

@@ -15,6 +15,7 @@ from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.store.database import Database
+from memctl.store.pruned_bm25 import IDF_FLOOR
 
 ACTIVE, SUPERSEDED = "active", "superseded"
 # Where a memory's statement of a triple came from (migrations.TRIPLE_ORIGINS): the rules
@@ -408,20 +409,26 @@ _SPREAD = (
 
 
 def entities_of(
-    db: Database, own: str, scopes: tuple[str, ...], shared_at: float, limit: int
+    db: Database, own: str, scopes: tuple[str, ...], naming: int, shared_at: float, limit: int
 ) -> list[tuple[GraphEntity, bool]]:
-    """The entities the memories of ``scopes`` name, ``own``'s first (those its active
-    memories mention most first), each with whether ``shared_at`` scopes or more name it
-    (every project's: Git, the assistant; those come after the others)."""
+    """The entities the memories of ``scopes`` name, those that set ``own`` apart first:
+    by how often its active memories mention each, weighed by BM25's idf over the
+    ``naming`` scopes that name any (a name three projects of ten use weighs 0.4 of
+    one only this one uses; floored as FTS5's BM25 floors it, so that the most mentioned of
+    the names most scopes use still come first among them); each with whether
+    ``shared_at`` scopes or more name it (every project's: Git, the assistant; those
+    come after the others)."""
     where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
     rows = db.tuples(
-        f"SELECT e.id, e.name, e.kind, {_SPREAD} >= ? AS shared FROM entities e WHERE 1 {where} "
-        "ORDER BY shared, (SELECT count(*) FROM entity_mentions x JOIN memories m "
-        "ON m.id = x.memory_id WHERE x.entity_id = e.id AND m.scope = ? "
-        "AND m.state = 'active') DESC, "
-        "(SELECT count(*) FROM entity_mentions x WHERE x.entity_id = e.id) DESC, e.name "
-        "LIMIT ?",
-        (shared_at, *params, own, limit),
+        "SELECT id, name, kind, spread >= ? AS shared FROM ("
+        f"SELECT e.id, e.name, e.kind, {_SPREAD} AS spread, "
+        "(SELECT count(*) FROM entity_mentions x JOIN memories m ON m.id = x.memory_id "
+        "WHERE x.entity_id = e.id AND m.scope = ? AND m.state = 'active') AS here, "
+        "(SELECT count(*) FROM entity_mentions x WHERE x.entity_id = e.id) AS everywhere "
+        f"FROM entities e WHERE 1 {where}) "
+        "ORDER BY shared, here * max(ln((? - spread + 0.5) / (spread + 0.5)), ?) DESC, "
+        "everywhere DESC, name LIMIT ?",
+        (shared_at, own, *params, naming, IDF_FLOOR, limit),
     )
     return [(GraphEntity(int(i), str(n), str(k)), bool(shared)) for i, n, k, shared in rows]
 
