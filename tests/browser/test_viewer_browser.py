@@ -541,6 +541,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     browser.set_window_size(NARROW, 800)
     browser.get(f"{base}/projects")
     assert LONG_PATH in text_of(browser).replace("\n", "") and sideways(browser) == 0
+    # the project's own pages, headed by its path, wrap it too
+    browser.find_element(By.XPATH, "//a[@class='name'][contains(., 'averyverylong')]").click()
+    assert browser.title.startswith("Timeline of") and sideways(browser) == 0
+    browser.find_element(By.LINK_TEXT, "its graph").click()
+    assert browser.title.startswith("Graph of") and sideways(browser) == 0
 
 
 @pytest.fixture
