@@ -218,7 +218,10 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     others = memory_api.by_ids(ctx, named_in(found.memory, shown, history))
     ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
     undoable = {r.id for r in made_by.values() if r is not None and can_undo(ctx, r)[0]}
-    told_lines = [told(found.memory, e, made_by.get(e.run_id or ""), others) for e in history]
+    origins = [o.to_dict() for o in found.origins]
+    told_lines = [
+        told(found.memory, e, made_by.get(e.run_id or ""), others, origins) for e in history
+    ]
     return {
         "title": f"Memory {own[:8]}",
         **found.to_dict(),

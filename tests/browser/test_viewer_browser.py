@@ -446,6 +446,8 @@ def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
     ctx = make_ctx()
     distil(ctx, "user: I like long commit messages.\nassistant: Noted.\n", "pref-1")
     distil(ctx, "user: I don't like long commit messages.\nassistant: Noted.\n", "pref-2")
+    said_again = "user: Remember: I don't like long commit messages.\nassistant: Noted.\n"
+    distil(ctx, said_again, "pref-3")
     distil(ctx, "user: We always run the migrations before the deploy.\n", "mig-1")
     distil(ctx, "user: We never run the migrations before the deploy.\n", "mig-2")
     lines = [
@@ -495,6 +497,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     older = browser.find_element(By.CSS_SELECTOR, "ol.events").text
     assert f"access ×{ACCESSES - 50}" in older and "create (supersede)" in older, older
     assert "link: supersedes I like long commit messages." in older, older
+    # another session saying it again: where and when, not reconcile's "update (skip)"
+    again = browser.find_element(By.PARTIAL_LINK_TEXT, "session pref-3, message 1")
+    line = again.find_element(By.XPATH, "ancestor::li").text
+    assert line.split(" · ")[1].startswith("update (said again) in session pref-3, message 1 (said")
+    assert again.get_attribute("href").endswith("/sessions/pref-3?from=1&to=1")
 
     browser.find_element(By.PARTIAL_LINK_TEXT, "I like long commit messages").click()
     fields = browser.find_element(By.CSS_SELECTOR, "dl.fields").text
