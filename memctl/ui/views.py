@@ -30,9 +30,9 @@ from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, r
 from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
-from memctl.errors import NotFoundError, UsageError
+from memctl.errors import InputError, NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Memory, counted, counted_to
+from memctl.model import QUERY_LIMIT, Memory, counted, counted_to
 from memctl.ui.history import (
     about,
     first_relations,
@@ -256,6 +256,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     }
     if not query:
         return data
+    if len(query) > QUERY_LIMIT:  # as `memctl recall` refuses it, at once
+        raise InputError(f"the query is {len(query):,} characters; the limit is {QUERY_LIMIT:,}")
     request = RecallRequest(query, limit, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import apsw
 import pytest
@@ -326,6 +327,13 @@ def test_every_page_and_every_edit_in_a_browser(
     follow(browser, By.LINK_TEXT, "More results")
     assert browser.execute_script("return document.querySelector(':target').id") == "r2"
     assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) > 1
+    # a pasted page past recall's limit is refused at once, as `memctl recall` refuses it,
+    # and stays in the search box to cut
+    pasted = "deploy " * 1500
+    browser.get(f"{base}/recall?q={quote(pasted)}")
+    assert status(browser) == 400
+    assert "the query is 10,499 characters; the limit is 10,000" in text_of(browser)
+    assert browser.find_element(By.ID, "q").get_attribute("value") == pasted
     browser.get(f"{base}/projects")
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
