@@ -6,6 +6,7 @@ asked for."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from memctl.config.scope import GLOBAL_SCOPE
@@ -18,7 +19,7 @@ from memctl.store.graph import (
     GraphTriple,
     entities_by_keys,
     entities_like,
-    entities_of,
+    entities_named,
     entity_in_scopes,
     get_entity,
     graph_counts,
@@ -27,6 +28,7 @@ from memctl.store.graph import (
     shared_floor,
     triples_touching,
 )
+from memctl.store.pruned_bm25 import IDF_FLOOR
 
 # Entities listed when a name matches several, or when none is given.
 LISTED = 20
@@ -156,8 +158,24 @@ def summary(ctx: Context, request: GraphRequest) -> GraphSummary:
     naming = naming_scopes(ctx.db)
     # the global memories are every project's: no name of theirs is set apart
     floor = shared_floor(naming) if own != GLOBAL_SCOPE else float("inf")
-    listed = entities_of(ctx.db, own, scopes, naming, floor, LISTED)
-    theirs = [e.id for e, shared in listed if not shared]
+    ranked = sorted(
+        entities_named(ctx.db, own, scopes),
+        key=lambda n: (
+            n.scopes >= floor,
+            -n.here * idf(n.scopes, naming),
+            -n.mentions,
+            n.entity.name,
+        ),
+    )[:LISTED]
+    theirs = [n.entity.id for n in ranked if n.scopes < floor]
     relations = triples_touching(ctx.db, theirs, True, LISTED, scopes, first=own)
-    shared = [e.name for e, is_shared in listed if is_shared]
-    return GraphSummary(counts, [e for e, _ in listed], shared, relations)
+    shared = [n.entity.name for n in ranked if n.scopes >= floor]
+    return GraphSummary(counts, [n.entity for n in ranked], shared, relations)
+
+
+def idf(named_by: int, naming: int) -> float:
+    """How much naming an entity sets a scope apart: BM25's idf over the ``naming`` scopes
+    that name any, ``named_by`` of them naming it (a name three projects of ten use weighs
+    0.4 of one only this one uses), floored as FTS5's BM25 floors it, so that the most
+    mentioned of the names most scopes use still come first among them."""
+    return max(math.log((naming - named_by + 0.5) / (named_by + 0.5)), IDF_FLOOR)

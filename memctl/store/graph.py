@@ -15,7 +15,6 @@ from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.store.database import Database
-from memctl.store.pruned_bm25 import IDF_FLOOR
 
 ACTIVE, SUPERSEDED = "active", "superseded"
 # Where a memory's statement of a triple came from (migrations.TRIPLE_ORIGINS): the rules
@@ -391,46 +390,70 @@ def entities_like(
 
 
 def naming_scopes(db: Database) -> int:
-    """How many scopes' active memories name an entity."""
+    """How many scopes' active memories name an entity (each scope asked whether one of
+    its memories does: a count over every memory took 95 ms at 20,000)."""
     return int(
         db.value(
-            "SELECT count(DISTINCT m.scope) FROM memories m WHERE m.state = 'active' "
-            "AND EXISTS (SELECT 1 FROM entity_mentions x WHERE x.memory_id = m.id)"
+            "SELECT count(*) FROM (SELECT DISTINCT scope FROM memories) s WHERE EXISTS "
+            "(SELECT 1 FROM memories m JOIN entity_mentions x ON x.memory_id = m.id "
+            "WHERE m.scope = s.scope AND m.state = 'active')"
         )
         or 0
     )
 
 
-# How many scopes' active memories name entity ``e`` (one parameter: none).
-_SPREAD = (
-    "(SELECT count(DISTINCT m.scope) FROM entity_mentions x JOIN memories m "
-    "ON m.id = x.memory_id WHERE x.entity_id = e.id AND m.state = 'active')"
-)
+@dataclass(frozen=True)
+class Named:
+    """An entity the memories of some scopes name, and how much they name it."""
+
+    entity: GraphEntity
+    here: int  # mentions by the active memories of the scope asked about
+    scopes: int  # scopes whose active memories name it (0: not counted, ``here`` is 0)
+    mentions: int  # mentions by any memory
 
 
-def entities_of(
-    db: Database, own: str, scopes: tuple[str, ...], naming: int, shared_at: float, limit: int
-) -> list[tuple[GraphEntity, bool]]:
-    """The entities the memories of ``scopes`` name, those that set ``own`` apart first:
-    by how often its active memories mention each, weighed by BM25's idf over the
-    ``naming`` scopes that name any (a name three projects of ten use weighs 0.4 of
-    one only this one uses; floored as FTS5's BM25 floors it, so that the most mentioned of
-    the names most scopes use still come first among them); each with whether
-    ``shared_at`` scopes or more name it (every project's: Git, the assistant; those
-    come after the others)."""
+def entities_named(db: Database, own: str, scopes: tuple[str, ...]) -> list[Named]:
+    """The entities the memories of ``scopes`` name (as ``entities_like`` reads them),
+    each with its mentions by ``own``'s active memories, by any memory, and, for those
+    ``own`` mentions, how many scopes name it: grouped reads, not a count per entity (each
+    of a 20-project store's 641 entities of one project counted its scopes in 2.8 s)."""
     where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
-    rows = db.tuples(
-        "SELECT id, name, kind, spread >= ? AS shared FROM ("
-        f"SELECT e.id, e.name, e.kind, {_SPREAD} AS spread, "
-        "(SELECT count(*) FROM entity_mentions x JOIN memories m ON m.id = x.memory_id "
-        "WHERE x.entity_id = e.id AND m.scope = ? AND m.state = 'active') AS here, "
-        "(SELECT count(*) FROM entity_mentions x WHERE x.entity_id = e.id) AS everywhere "
-        f"FROM entities e WHERE 1 {where}) "
-        "ORDER BY shared, here * max(ln((? - spread + 0.5) / (spread + 0.5)), ?) DESC, "
-        "everywhere DESC, name LIMIT ?",
-        (shared_at, own, *params, naming, IDF_FLOOR, limit),
+    found = {
+        int(i): GraphEntity(int(i), str(n), str(k))
+        for i, n, k in db.tuples(
+            f"SELECT e.id, e.name, e.kind FROM entities e WHERE 1 {where}", params
+        )
+    }
+    if not found:
+        return []
+    here = dict(
+        db.tuples(
+            "SELECT x.entity_id, count(*) FROM entity_mentions x JOIN memories m "
+            "ON m.id = x.memory_id WHERE m.scope = ? AND m.state = 'active' GROUP BY x.entity_id",
+            (own,),
+        )
     )
-    return [(GraphEntity(int(i), str(n), str(k)), bool(shared)) for i, n, k, shared in rows]
+    mentioned = json.dumps([i for i in found if here.get(i)])
+    spread = dict(
+        db.tuples(
+            # CROSS JOIN: from the entities' mentions (SQLite began from every active memory)
+            "SELECT x.entity_id, count(DISTINCT m.scope) FROM entity_mentions x CROSS JOIN "
+            "memories m ON m.id = x.memory_id WHERE m.state = 'active' "
+            "AND x.entity_id IN (SELECT value FROM json_each(?)) GROUP BY x.entity_id",
+            (mentioned,),
+        )
+    )
+    mentions = dict(
+        db.tuples(
+            "SELECT entity_id, count(*) FROM entity_mentions "
+            "WHERE entity_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id",
+            (json.dumps(list(found)),),
+        )
+    )
+    return [
+        Named(e, int(here.get(i, 0)), int(spread.get(i, 0)), int(mentions.get(i, 0)))
+        for i, e in found.items()
+    ]
 
 
 def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool:
