@@ -185,6 +185,11 @@ def path_key(path: str) -> str:
 # a teammate's maintain consolidating an episode another machine shared does not make
 # that memory theirs (issue 33, s24-walk).
 BOOKKEEPING = frozenset({"consolidated_at"})
+# The longest query a recall takes, at every door a person types into (the CLI, the
+# viewer): a pasted page. Recall embeds the first 256 tokens of it (MiniLM's window), and a
+# 1 MB query ran 16 s before this limit (issue 37); the viewer, without it, ran a 30,000
+# character one 20 s and stopped a 60,000 character one at its read time limit.
+QUERY_LIMIT = 10_000
 
 
 @dataclass

@@ -438,6 +438,41 @@ def test_cli_graph_lists_relations_with_sources_and_refuses_unknown_names(ctx: C
     assert blank.returncode == 2 and "give an entity's name" in blank.stderr
 
 
+def test_cli_graph_of_a_project_lists_its_own_entities_and_relations_first(ctx: Context) -> None:
+    """`memctl graph` in a project led with the names every project's memories mention
+    most (Git, GitHub) and listed no relation: what the project's own memories state needed
+    `memctl graph NAME`, and an entity's relations put the global memories' older ones first."""
+    for project in ("shop", "blog", "wiki"):
+        for n in range(3):
+            text = f"The {project} code {n} is kept in Git and reviewed on GitHub."
+            remember(ctx, RememberRequest(text, scope=project))
+    remember(ctx, RememberRequest("Alice lives in Lisbon.", scope="global"))
+    remember(ctx, RememberRequest("The shop caches carts in Redis.", scope="shop"))
+    remembered(ctx, "Alice works at Acme.")
+    remembered(ctx, "Our code is kept in Git and reviewed on GitHub.")
+    remembered(ctx, "Redis holds the sessions.")
+    remembered(ctx, "Redis holds the rate limits.")
+    index_pending(ctx.db)
+    listed = run_cli("graph")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    # Acme is this project's alone; Redis, named twice here, another project's too; Alice
+    # the global memories' too (every project's): each sets it apart less
+    assert lines[1:4] == ["  Acme (organisation)", "  Redis (service)", "  Alice (person)"]
+    assert "named by most projects: Git (tool), GitHub (service)" in listed.stdout
+    assert "relations:" in lines and "Alice → works at → Acme" in listed.stdout
+    shown = json.loads(run_cli("graph", "--json").stdout)
+    assert shown["shared"] == ["Git", "GitHub"]
+    # its own memories' relation, then the global memories' (older) one
+    assert [t["predicate"] for t in shown["relations"]] == ["works at", "lives in"]
+    alice = run_cli("graph", "Alice").stdout
+    assert alice.index("Alice → works at → Acme") < alice.index("Alice → lives in → Lisbon")
+    # every scope: still the most mentioned first
+    everywhere = json.loads(run_cli("graph", "--all-scopes", "--json").stdout)
+    assert {e["name"] for e in everywhere["entities"][:2]} == {"Git", "GitHub"}
+    assert everywhere["shared"] == [] and everywhere["relations"] == []
+
+
 def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context) -> None:
     role = remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
     rule = remember(ctx, RememberRequest("Always run ruff before committing", "preferences"))

@@ -6,8 +6,10 @@ asked for."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.entities import canonical, key
@@ -17,12 +19,16 @@ from memctl.store.graph import (
     GraphTriple,
     entities_by_keys,
     entities_like,
+    entities_named,
     entity_in_scopes,
     get_entity,
     graph_counts,
     mentioned_in,
+    naming_scopes,
+    shared_floor,
     triples_touching,
 )
+from memctl.store.pruned_bm25 import IDF_FLOOR
 
 # Entities listed when a name matches several, or when none is given.
 LISTED = 20
@@ -58,10 +64,21 @@ class EntityGraph:
 @dataclass(frozen=True)
 class GraphSummary:
     counts: dict[str, int]
-    entities: list[GraphEntity]  # the most mentioned
+    # of a project: those that set it apart first (its mentions x their idf over the
+    # projects), then the names most projects name (``shared``); of every scope: the most
+    # mentioned
+    entities: list[GraphEntity]
+    shared: list[str] = field(default_factory=list)  # the listed names most projects name
+    # of a project: the live relations of its own listed entities, its memories' first
+    relations: list[GraphTriple] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        return {"counts": self.counts, "entities": [e.__dict__ for e in self.entities]}
+        return {
+            "counts": self.counts,
+            "entities": [e.__dict__ for e in self.entities],
+            "shared": self.shared,
+            "relations": [t.to_dict() for t in self.relations],
+        }
 
 
 @dataclass(frozen=True)
@@ -104,7 +121,10 @@ def entity_graph(ctx: Context, request: GraphRequest) -> EntityGraph:
         raise UsageError(f"page takes a number from 1, not {request.page}")
     offset = (request.page - 1) * RELATIONS
     # one row past the page tells whether a next one holds more
-    every = triples_touching(ctx.db, [entity.id], False, RELATIONS + 1, scopes, offset=offset)
+    first = scopes[0] if scopes else None  # the project's own relations before the global ones
+    every = triples_touching(
+        ctx.db, [entity.id], False, RELATIONS + 1, scopes, offset=offset, first=first
+    )
     shown = every[:RELATIONS]
     if not shown and request.page > 1:
         raise NotFoundError(
@@ -126,5 +146,36 @@ def entity_graph(ctx: Context, request: GraphRequest) -> EntityGraph:
 
 
 def summary(ctx: Context, request: GraphRequest) -> GraphSummary:
+    """The counts and the entities to start from: of every scope, the most mentioned; of a
+    project (the first of its scopes), its own entities and their relations before the
+    names most projects name (Git, uv, the assistant: the most mentioned everywhere, they
+    led every project's list, and its own relations needed `memctl graph NAME`)."""
     scopes = recall_scopes(ctx, request.scope, request.all_scopes)
-    return GraphSummary(graph_counts(ctx.db, scopes), entities_like(ctx.db, "", LISTED, scopes))
+    counts = graph_counts(ctx.db, scopes)
+    if scopes is None:
+        return GraphSummary(counts, entities_like(ctx.db, "", LISTED))
+    own = scopes[0]
+    naming = naming_scopes(ctx.db)
+    # the global memories are every project's: no name of theirs is set apart
+    floor = shared_floor(naming) if own != GLOBAL_SCOPE else float("inf")
+    ranked = sorted(
+        entities_named(ctx.db, own, scopes),
+        key=lambda n: (
+            n.scopes >= floor,
+            -n.here * idf(n.scopes, naming),
+            -n.mentions,
+            n.entity.name,
+        ),
+    )[:LISTED]
+    theirs = [n.entity.id for n in ranked if n.scopes < floor]
+    relations = triples_touching(ctx.db, theirs, True, LISTED, scopes, first=own)
+    shared = [n.entity.name for n in ranked if n.scopes >= floor]
+    return GraphSummary(counts, [n.entity for n in ranked], shared, relations)
+
+
+def idf(named_by: int, naming: int) -> float:
+    """How much naming an entity sets a scope apart: BM25's idf over the ``naming`` scopes
+    that name any, ``named_by`` of them naming it (a name three projects of ten use weighs
+    0.4 of one only this one uses), floored as FTS5's BM25 floors it, so that the most
+    mentioned of the names most scopes use still come first among them."""
+    return max(math.log((naming - named_by + 0.5) / (named_by + 0.5)), IDF_FLOOR)

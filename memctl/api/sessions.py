@@ -35,6 +35,7 @@ from memctl.store.sessions import (
     source_range,
     source_session,
 )
+from memctl.store.sessions import named_session as named_session  # a history's evidence
 from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
 

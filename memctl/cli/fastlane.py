@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.errors import InputError, UsageError
 from memctl.integrations.resident import split_globals
-from memctl.model import TRANSCRIPT_CLIENTS, counted
+from memctl.model import QUERY_LIMIT, TRANSCRIPT_CLIENTS, counted
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
@@ -276,11 +276,6 @@ def tags_given(*spellings: list[str] | None) -> list[str] | None:
     """The tags of ``--tag`` and its alias together; None when neither was given."""
     given = [spelling for spelling in spellings if spelling is not None]
     return None if not given else [tag for spelling in given for tag in spelling]
-
-
-# The longest query: a pasted page. Recall embeds the first 256 tokens of it (MiniLM's
-# window), and a 1 MB query ran 16 s before this limit (issue 37).
-QUERY_LIMIT = 10_000
 
 
 def text_argument(text: str | None, what: str = "text", limit: int = QUERY_LIMIT) -> str:

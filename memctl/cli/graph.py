@@ -9,7 +9,7 @@ import typer
 
 from memctl.api import graph as graph_api
 from memctl.api import memory as api
-from memctl.api.graph import RELATIONS, GraphRequest, GraphTriple
+from memctl.api.graph import LISTED, RELATIONS, GraphRequest, GraphSummary, GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
@@ -71,7 +71,9 @@ def graph(
     ctx: typer.Context,
     entity: Annotated[
         str | None,
-        typer.Argument(help="An entity's name or alias (none: the most mentioned entities)."),
+        typer.Argument(
+            help="An entity's name or alias (none: a project's own entities and relations first)."
+        ),
     ] = None,
     scope: ScopeOption = None,
     all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Every scope.")] = False,
@@ -97,8 +99,7 @@ def graph(
             f"{counted(counts['triples'], 'relation')} "
             f"({counts['superseded']} superseded){elsewhere}"
         )
-        for item in found.entities:
-            console.print(fit(f"  {item.name} ({item.kind})"), soft_wrap=True)
+        _summary(found)
         return
     shown = graph_api.entity_graph(context, request)
     if as_json:
@@ -127,6 +128,24 @@ def graph(
         console.print(fit(f"mentioned in {many}: {ids}"), soft_wrap=True)
     if shown.more:
         console.print(f"more relations: --page {page + 1} lists the next {RELATIONS}")
+
+
+def _summary(found: GraphSummary) -> None:
+    """The entities to start from (a project's own, then those most projects name) and the
+    relations of the project's own."""
+    shared = set(found.shared)
+    for item in found.entities:
+        if item.name not in shared:
+            console.print(fit(f"  {item.name} ({item.kind})"), soft_wrap=True)
+    if shared:
+        named = ", ".join(f"{e.name} ({e.kind})" for e in found.entities if e.name in shared)
+        console.print(fit(f"named by most projects: {named}"), soft_wrap=True)
+    if found.relations:
+        console.print("relations:")
+    for triple in found.relations:
+        console.print(fit(f"  {triple.text}  ({_sources(triple)})"), soft_wrap=True)
+    if len(found.relations) == LISTED:
+        console.print("more: memctl graph NAME lists every relation of one")
 
 
 def _sources(triple: GraphTriple) -> str:

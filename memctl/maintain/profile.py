@@ -63,6 +63,7 @@ from memctl.retrieve.query import STOPWORDS, cjk_count
 from memctl.retrieve.stages.mmr import words
 from memctl.store.database import Database
 from memctl.store.events import last_event
+from memctl.store.graph import shared_floor
 from memctl.store.memories import MemoryFilter, get_memories, list_memories
 from memctl.store.profile import (
     ProfileLine,
@@ -93,12 +94,6 @@ STACK_SOURCES = 3  # memories cited for a stack line
 # of code (ingest/entities.py).
 CODE_KINDS = ("file", "command", "repository")
 STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
-# A tool half the store's projects or more name (Git, the assistant itself) sets none of
-# them apart: BM25's idf, log((N - n + 0.5) / (n + 0.5)), is at or below zero from n = N / 2.
-# It comes after the project's other tools. One that fewer than ``SPREAD_MIN`` projects
-# name is theirs however few the store holds (two related projects may share their tools).
-SPREAD_SHARE = 0.5
-SPREAD_MIN = 3
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 # The order lines are kept in when two say the same thing: focus (what was asked) last.
@@ -215,10 +210,10 @@ def _stack(
 
 
 def _everywhere(name: str, spread: tuple[dict[str, int], int]) -> bool:
-    """Whether most of the store's projects name ``name`` (``SPREAD_SHARE`` of them, and
-    at least ``SPREAD_MIN``): it says nothing of one project."""
+    """Whether most of the store's projects name ``name`` (``shared_floor``): it says
+    nothing of one project, and comes after the project's other tools."""
     named, scopes = spread
-    return named.get(name, 0) >= max(SPREAD_MIN, SPREAD_SHARE * scopes)
+    return named.get(name, 0) >= shared_floor(scopes)
 
 
 def _typed_command(text: str) -> bool:

@@ -207,6 +207,7 @@ def _failed(
             "error": str(error),
             "retry": retry,
             "as_json": request.method in SAFE_METHODS,
+            "q": request.query_params.get("q"),  # a refused query stays in its box to mend
         }
         response = viewer.render("error.html", said, request, status)
     if status == 503:

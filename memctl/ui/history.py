@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from memctl.api.sessions import one_line
+from memctl.api.sessions import named_session, one_line
 from memctl.model import Action, Event, Memory, Relation, RelationType
 
 if TYPE_CHECKING:
@@ -18,6 +18,10 @@ LINKS = frozenset({Action.LINK, Action.UNLINK})  # the events that add or take a
 UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 OTHER_LINE = 120  # characters of another memory's text a relation or an event shows
 RELATIONS_SHOWN = 50  # a memory's relations a page lists (a hub may have hundreds)
+# What decided an update, as its history line says it, where reconcile's word is its own:
+# "skip" is another message saying the memory again (one more source of it, nothing
+# changed), which the line read as "update (skip)".
+DECISIONS = {"skip": "said again"}
 # A relation read from its target's side: "A supersedes B" shown on B as "superseded by A".
 PASSIVE = {
     "supports": "supported by",
@@ -95,12 +99,17 @@ def related(
 
 
 def told(
-    memory: Memory, event: Event, run: RunRecord | None, others: dict[str, Memory]
+    memory: Memory,
+    event: Event,
+    run: RunRecord | None,
+    others: dict[str, Memory],
+    origins: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One line of a memory's history: what changed, the decision that changed it (a merge,
-    a supersede), the memory it names (a link read as its relation is: ``linked``), and
-    which run did it (its kind, the door of an edit, the session of an ingest), as
-    ``memctl events`` and ``memctl runs`` hold them."""
+    a supersede, a message saying it again), the message that said it (``said``: of the
+    memory's ``origins``, its session and when), the memory it names (a link read as its
+    relation is: ``linked``), and which run did it (its kind, the door of an edit, the
+    session of an ingest), as ``memctl events`` and ``memctl runs`` hold them."""
     memory_id, data = memory.id, event.data
     before, after = data.get("before") or {}, data.get("after") or {}
     changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
@@ -113,7 +122,10 @@ def told(
         "changed": changed,
         "was": before.get("content") if "content" in changed else None,
         # what decided a create or an update, when it was more than that (merge, supersede)
-        "decision": decision if decision and decision != str(event.action) else None,
+        "decision": DECISIONS.get(decision, decision)
+        if decision and decision != str(event.action)
+        else None,
+        "said": said_in(data, origins or []),
         "names": None if named is None else {"id": named, "other": about(others.get(named))},
         "linked": linked(memory, data, others.get(str(named))) if event.action in LINKS else None,
         # the run an undo's change took back (an unlink's event names it by its run only)
@@ -122,6 +134,24 @@ def told(
         "run": None
         if run is None
         else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
+    }
+
+
+def said_in(data: dict[str, Any], origins: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The message an event's evidence came from (a merge's fact, a message saying the
+    memory again: its ``source``), as the memory's origins name it (its messages, whether
+    it is stored), and when it was said; None for an event without one (a forget of that
+    session took its source out)."""
+    session_id = named_session(data.get("source"))
+    if session_id is None:
+        return None
+    known = next((o for o in origins if o["session_id"] == session_id), None)
+    return {
+        "session_id": session_id,
+        "first": known["first"] if known else 0,
+        "last": known["last"] if known else 0,
+        "stored": bool(known and known["stored"]),
+        "at": data.get("source_at"),
     }
 
 

@@ -30,9 +30,9 @@ from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, r
 from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
-from memctl.errors import NotFoundError, UsageError
+from memctl.errors import InputError, NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Memory, counted, counted_to
+from memctl.model import QUERY_LIMIT, Memory, counted, counted_to
 from memctl.ui.history import (
     about,
     first_relations,
@@ -218,7 +218,10 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     others = memory_api.by_ids(ctx, named_in(found.memory, shown, history))
     ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
     undoable = {r.id for r in made_by.values() if r is not None and can_undo(ctx, r)[0]}
-    told_lines = [told(found.memory, e, made_by.get(e.run_id or ""), others) for e in history]
+    origins = [o.to_dict() for o in found.origins]
+    told_lines = [
+        told(found.memory, e, made_by.get(e.run_id or ""), others, origins) for e in history
+    ]
     return {
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
@@ -253,6 +256,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     }
     if not query:
         return data
+    if len(query) > QUERY_LIMIT:  # as `memctl recall` refuses it, at once
+        raise InputError(f"the query is {len(query):,} characters; the limit is {QUERY_LIMIT:,}")
     request = RecallRequest(query, limit, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
@@ -303,20 +308,26 @@ def profile(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def graph(ctx: Context, values: Values) -> dict[str, Any]:
-    """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
-    entities; with it, its relations (live, then history), each with the memories that
-    state it, ``graph_api.RELATIONS`` a page (``page``: its number)."""
+    """``memctl graph --all-scopes``, or of one project (``project``: ``memctl graph -s``):
+    without ``entity``, the counts and the most mentioned entities (of a project, its own
+    and their relations first, then the names most projects name); with it, its relations
+    (live, then history), each with the memories that state it, ``graph_api.RELATIONS`` a
+    page (``page``: its number)."""
     name = (values.get("entity") or "").strip()
     page = _number(values, "page", 1)
-    request = graph_api.GraphRequest(name or None, all_scopes=True, page=page)
+    scope = _project(ctx, values)
+    request = graph_api.GraphRequest(name or None, scope, scope is None, page)
+    of = {"project": scope, "project_label": project_labels(ctx, [scope])[scope] if scope else None}
+    title = f"Graph of {of['project_label']}" if scope else "Graph"
     if not name:
         found = graph_api.summary(ctx, request)
-        return {"title": "Graph", "entity": None, **found.to_dict()}
+        return {"title": title, "entity": None, **of, **found.to_dict()}
     shown = graph_api.entity_graph(ctx, request)
     named = memory_api.by_ids(ctx, set(shown.mentioned))
     return {
-        "title": f"Graph: {shown.entity.name}",
+        "title": f"{title}: {shown.entity.name}",
         "per_page": graph_api.RELATIONS,
+        **of,
         **shown.to_dict(),
         "mentions": [about(named[i]) for i in shown.mentioned if i in named],
     }

@@ -11,12 +11,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import apsw
 import pytest
 
 from memctl.api import memory as memory_api
-from memctl.api.memory import ListRequest
+from memctl.api.memory import ListRequest, RememberRequest
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.source import Input
 from memctl.model import State
@@ -326,6 +327,13 @@ def test_every_page_and_every_edit_in_a_browser(
     follow(browser, By.LINK_TEXT, "More results")
     assert browser.execute_script("return document.querySelector(':target').id") == "r2"
     assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) > 1
+    # a pasted page past recall's limit is refused at once, as `memctl recall` refuses it,
+    # and stays in the search box to cut
+    pasted = "deploy " * 1500
+    browser.get(f"{base}/recall?q={quote(pasted)}")
+    assert status(browser) == 400
+    assert "the query is 10,499 characters; the limit is 10,000" in text_of(browser)
+    assert browser.find_element(By.ID, "q").get_attribute("value") == pasted
     browser.get(f"{base}/projects")
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
@@ -446,6 +454,8 @@ def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
     ctx = make_ctx()
     distil(ctx, "user: I like long commit messages.\nassistant: Noted.\n", "pref-1")
     distil(ctx, "user: I don't like long commit messages.\nassistant: Noted.\n", "pref-2")
+    said_again = "user: Remember: I don't like long commit messages.\nassistant: Noted.\n"
+    distil(ctx, said_again, "pref-3")
     distil(ctx, "user: We always run the migrations before the deploy.\n", "mig-1")
     distil(ctx, "user: We never run the migrations before the deploy.\n", "mig-2")
     lines = [
@@ -495,6 +505,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     older = browser.find_element(By.CSS_SELECTOR, "ol.events").text
     assert f"access ×{ACCESSES - 50}" in older and "create (supersede)" in older, older
     assert "link: supersedes I like long commit messages." in older, older
+    # another session saying it again: where and when, not reconcile's "update (skip)"
+    again = browser.find_element(By.PARTIAL_LINK_TEXT, "session pref-3, message 1")
+    line = again.find_element(By.XPATH, "ancestor::li").text
+    assert line.split(" · ")[1].startswith("update (said again) in session pref-3, message 1 (said")
+    assert again.get_attribute("href").endswith("/sessions/pref-3?from=1&to=1")
 
     browser.find_element(By.PARTIAL_LINK_TEXT, "I like long commit messages").click()
     fields = browser.find_element(By.CSS_SELECTOR, "dl.fields").text
@@ -541,3 +556,46 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     browser.set_window_size(NARROW, 800)
     browser.get(f"{base}/projects")
     assert LONG_PATH in text_of(browser).replace("\n", "") and sideways(browser) == 0
+    # the project's own pages, headed by its path, wrap it too
+    browser.find_element(By.XPATH, "//a[@class='name'][contains(., 'averyverylong')]").click()
+    assert browser.title.startswith("Timeline of") and sideways(browser) == 0
+    browser.find_element(By.LINK_TEXT, "its graph").click()
+    assert browser.title.startswith("Graph of") and sideways(browser) == 0
+
+
+@pytest.fixture
+def projects_graph(make_ctx: Any) -> Iterator[str]:
+    """Three projects whose memories name Git and GitHub, and a fourth, "orders", whose
+    own memory names Alice and Acme: `memctl ui` serving them."""
+    ctx = make_ctx()
+    for project in ("shop", "blog", "wiki", "orders"):
+        for n in range(3):
+            text = f"The {project} code {n} is kept in Git and reviewed on GitHub."
+            memory_api.remember(ctx, RememberRequest(text, scope=project))
+    memory_api.remember(ctx, RememberRequest("Alice works at Acme.", scope="orders"))
+    ctx.close()
+    yield from serving()
+
+
+def test_a_projects_graph_shows_its_own_entities_and_relations_first(
+    projects_graph: str, browser: Any
+) -> None:
+    """The graph page listed every project's most mentioned names (Git, GitHub) and no
+    relation; a project's timeline now leads to its graph: its own entities and their
+    relations first, the names most projects name after, each link keeping the project."""
+    base = projects_graph.split("/login", 1)[0]
+    browser.get(projects_graph)
+    browser.get(f"{base}/timeline?project=orders")
+    browser.find_element(By.LINK_TEXT, "its graph").click()
+    assert browser.title.startswith("Graph of orders")
+    own = browser.find_element(By.CSS_SELECTOR, "main > ul").text.splitlines()
+    assert sorted(own) == ["Acme organisation", "Alice person"], own
+    shared = browser.find_element(By.XPATH, "//h2[text()='Named by most projects']")
+    assert "Git" in shared.find_element(By.XPATH, "following-sibling::ul[1]").text
+    relations = browser.find_element(By.XPATH, "//h2[text()='Its relations']")
+    assert "Alice → works at → Acme" in relations.find_element(By.XPATH, "following::ul").text
+    browser.find_element(By.LINK_TEXT, "Acme").click()
+    assert browser.title.startswith("Graph of orders: Acme")
+    assert browser.current_url.endswith("project=orders")
+    browser.set_window_size(NARROW, 800)
+    assert sideways(browser) == 0
