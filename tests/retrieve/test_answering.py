@@ -13,9 +13,16 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.message_vectors import embed_messages, parts
+from memctl.ingest.parse.common import SUBAGENT_REPORT
 from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
-from memctl.retrieve.answering import ANSWER_CHARS, best_sentence, said_already, shown
+from memctl.retrieve.answering import (
+    ANSWER_CHARS,
+    best_sentence,
+    member_sentences,
+    said_already,
+    shown,
+)
 from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
 from memctl.store import sessions
@@ -123,3 +130,26 @@ def test_a_short_sentence_takes_the_next_and_a_long_one_is_cut() -> None:
     assert shown([alone, "word " * 60], 0) == alone
     long = shown(["word " * 100], 0)
     assert len(long) == ANSWER_CHARS and long.endswith("…")
+
+
+# a sub-agent's report as its reader stores it: markdown items, no sentence ends
+REPORT = (
+    f"{SUBAGENT_REPORT}\n## Findings\n"
+    "- **Layout**: the exporter lives in app/export.py with its helpers in app/zip_utils.py\n"
+    "- **Error handling**: corrupted ZIP files raise BadZipFile, caught in read_archive, "
+    "which logs a warning and skips the archive\n"
+    "- **Retries**: the downloader retries three times with a two-second backoff before it "
+    "gives up on a mirror and moves on to the next one in the list\n"
+    "- **Tests**: tests/test_zip.py covers both paths with small fixture archives"
+)
+
+
+def test_a_report_without_sentence_ends_shows_its_item_that_answers_cut_at_a_line_end() -> None:
+    pieces = member_sentences(REPORT, None, parts)
+    asked = query_words("what happens with corrupted zip files?")
+    # the item holding the query's words, not the first 240 characters of the section
+    text = shown(pieces, best_sentence(pieces, asked), REPORT)
+    assert text == REPORT.splitlines()[3]
+    # a run of items longer than the line is cut where an item ends, not inside the next one
+    cut = shown([" ".join(pieces)], 0, REPORT)
+    assert cut.endswith("skips the archive…") and len(cut) <= ANSWER_CHARS
