@@ -26,6 +26,14 @@ def shown_call(call: Call) -> bool:
     return bool(call.detail) and tool_kind(call.name, call.detail) != "other"
 
 
+def told(call: Call) -> tuple[str, ...]:
+    """What the call's result tells: its lines, but not a file write's receipt ("The file …
+    has been updated") when it worked: the write is what it did."""
+    if call.succeeded and tool_kind(call.name, call.detail) == "file":
+        return ()
+    return lines(call.error)
+
+
 def lines(result: str) -> tuple[str, ...]:
     """A result note's lines (the parsers join them with RESULT_LINES), each flat."""
     return tuple(" ".join(line.split()) for line in result.split(RESULT_LINES) if line.strip())
@@ -49,5 +57,5 @@ def calls_shown(texts: list[str]) -> list[list[tuple[str, str, tuple[str, ...], 
             for call in calls[start:end]
             if shown_call(call)
         ]
-        shown.append([(note, cut(note), lines(c.error), not c.succeeded) for note, c in notes])
+        shown.append([(note, cut(note), told(c), not c.succeeded) for note, c in notes])
     return shown
