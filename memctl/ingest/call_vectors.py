@@ -17,9 +17,10 @@ def embed_calls(db: Database, embedder: Embedder, limit: int, session_id: str | 
     """Embed the shown calls of up to ``limit`` messages of tool notes (of one session, or the
     newest of any) that have no row yet, a batch per transaction; how many messages were
     done. A batch a forget or a redact overtook while it was embedded is read again."""
+    import numpy as np
+
     from memctl.store.call_vectors import add_call_vectors, uncalled
     from memctl.store.events import forgotten_since, last_event
-    from memctl.store.message_vectors import quantised
 
     done = 0
     while done < limit:
@@ -31,7 +32,8 @@ def embed_calls(db: Database, embedder: Embedder, limit: int, session_id: str | 
         texts = [text for _, calls in shown for text in calls]
         vectors = iter(embedder.embed(texts) if texts else [])
         rows = [
-            (rowid, b"".join(quantised(next(vectors)) for _ in calls)) for rowid, calls in shown
+            (rowid, b"".join(np.asarray(next(vectors), dtype=np.float32).tobytes() for _ in calls))
+            for rowid, calls in shown
         ]
         with db.atomic():
             if forgotten_since(db, since):

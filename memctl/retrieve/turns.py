@@ -56,6 +56,8 @@ REACH = 4 * CALLS_A_SIDE
 # (recall.limit), those the real-questions benchmark judges (found@5). Every call embedded
 # costs CPU, and the rows below are read less.
 READ_FIRST = 5
+# A stored call vector's component: float32 (store/call_vectors.py), 4 bytes.
+FLOAT_BYTES = 4
 # At most this many characters of a call's result line are shown after it: one line of
 # output or error (a version, an error's cause), not a second row.
 RESULT_CHARS = 160
@@ -131,9 +133,10 @@ def call_vectors(run: Run, calls: list[TurnCall]) -> dict[TurnCall, np.ndarray]:
     found: dict[TurnCall, np.ndarray] = {}
     for call in calls:
         row = stored.get(call.message, b"")
-        start, end = call.number * embedder.dim, (call.number + 1) * embedder.dim
+        width = embedder.dim * FLOAT_BYTES
+        start, end = call.number * width, (call.number + 1) * width
         if len(row) >= end:
-            found[call] = np.frombuffer(row[start:end], dtype=np.int8).astype(np.float32)
+            found[call] = np.frombuffer(row[start:end], dtype=np.float32)
     missing = sorted({call.text for call in calls if call not in found})
     if missing:
         vectors = np.asarray(embedder.embed(missing), dtype=np.float32)

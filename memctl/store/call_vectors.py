@@ -3,10 +3,13 @@ m033): written by the slow path (memctl/ingest/call_vectors.py), read by recall'
 (retrieve/turns.py) by their message, never searched: searched, such notes came closer to
 questions than their answers (docs/benchmarks.md, "Tool notes that answer").
 
-One row a message: its shown calls' int8 vectors (``quantised``), in the order
-``calls_shown`` lists them, one after another; none when it shows no call, so that it is
-not read again. m033's trigger removes a message's row when its text changes (forget,
-redact); a forgotten session's go with its messages.
+One row a message: its shown calls' float32 vectors, in the order ``calls_shown`` lists
+them, one after another; none when it shows no call, so that it is not read again. Not int8
+as the messages' (``quantised``): a call is chosen over its neighbours by cosine, often
+within a few thousandths (two writes of one file), and int8 chose another call than the
+query-time embedding in 4 of fresh's 201 lines; float32 is 1.5 KB a call. m033's trigger
+removes a message's row when its text changes (forget, redact); a forgotten session's go
+with its messages.
 """
 
 from __future__ import annotations
