@@ -28,7 +28,7 @@ def embed_calls(db: Database, embedder: Embedder, limit: int, session_id: str | 
         batch = uncalled(db, min(BATCH_TEXTS, limit - done), session_id)
         if not batch:
             break
-        shown = [(rowid, [call[1] for call in calls_shown([text])[0]]) for rowid, text in batch]
+        shown = [(rowid, [text for _, text in calls_shown(content)]) for rowid, content in batch]
         texts = [text for _, calls in shown for text in calls]
         vectors = iter(embedder.embed(texts) if texts else [])
         rows = [

@@ -93,22 +93,11 @@ class Member:
 
 def member_sentences(content: str, part: int | None, parts: Parts) -> list[str]:
     """The sentences of the member's ``part`` (as ``parts`` cut it to embed it; None: of
-    every part), each one flat, one longer than ANSWER_CHARS in its lines (``lines_of``)."""
+    every part), each one flat."""
     cut = parts(content)
     chosen = cut if part is None else [cut[min(part, len(cut) - 1)]]
     pieces = [" ".join(s.split()) for piece in chosen for s in sentences(piece)]
-    return [line for p in pieces if p for line in lines_of(p, content)]
-
-
-def lines_of(sentence: str, content: str) -> list[str]:
-    """A sentence longer than ANSWER_CHARS in ``content``'s lines: a sub-agent's report is
-    markdown without sentence ends, and its item holding the query's words is the one to
-    show, not the first ANSWER_CHARS of the section."""
-    if len(sentence) <= ANSWER_CHARS:
-        return [sentence]
-    ends = line_ends(sentence, content)
-    bounds = zip([0, *(end + 1 for end in ends)], [*ends, len(sentence)], strict=True)
-    return [sentence[start:end] for start, end in bounds]
+    return [p for p in pieces if p]
 
 
 def best_sentence(pieces: list[str], weights: dict[str, float]) -> int:

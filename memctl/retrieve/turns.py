@@ -39,11 +39,10 @@ if TYPE_CHECKING:
 
     from memctl.retrieve.run import Run
 
-# The calls of each of a run of messages of tool notes (oldest first) that ran a command or
-# wrote a file, each as (its whole note, as shown, its result's lines, whether it failed)
-# (ingest/calls_shown.py, which the caller passes: recall does not import ingest). The slow
-# path embedded each message's calls as shown, in this order.
-Shown = Callable[[list[str]], list[list[tuple[str, str, tuple[str, ...], bool]]]]
+# The calls of a message of tool notes that ran a command or wrote a file, each as (its
+# whole note, as shown) (ingest/calls_shown.py, which the caller passes: recall does not
+# import ingest). The slow path embedded each as shown, in this order.
+Shown = Callable[[str], list[tuple[str, str]]]
 # How many calls each side of a message are weighed: a turn announcing a step runs it
 # within a few calls ("Let me verify and merge them": `git branch`, three task updates,
 # then `git merge`); more would embed a long turn's every edit at query time.
@@ -58,41 +57,27 @@ REACH = 4 * CALLS_A_SIDE
 READ_FIRST = 5
 # A stored call vector's component: float32 (store/call_vectors.py), 4 bytes.
 FLOAT_BYTES = 4
-# At most this many characters of a call's result line are shown after it: one line of
-# output or error (a version, an error's cause), not a second row.
-RESULT_CHARS = 160
-# What joins a call and its result's line as shown.
-RESULT_MARK = " → "
 
 
 class TurnCall(NamedTuple):
     """One call of a turn: its message (``SESSION#N``), its place among the message's shown
-    calls (where the slow path stored its vector), its whole note, the note as shown, its
-    result's lines and whether it failed or was refused."""
+    calls (where the slow path stored its vector), its whole note and the note as shown."""
 
     message: str
     number: int
     note: str
     text: str
-    result: tuple[str, ...]
-    failed: bool
 
 
 def turn_side(messages: Iterable[Message], shown: Shown) -> list[TurnCall]:
     """The first CALLS_A_SIDE calls in ``messages`` (walked away from the said message), up
-    to the first message that is not tool notes, each with its result as the run records it
-    (read oldest first: a call's result follows it)."""
-    run: list[Message] = []
+    to the first message that is not tool notes."""
+    found: list[TurnCall] = []
     for message in messages:
         if not tool_notes_only(message.content):
             break
-        run.append(message)
-    forward = sorted(run, key=lambda m: m.seq)
-    settled = dict(zip((m.seq for m in forward), shown([m.content for m in forward]), strict=True))
-    found: list[TurnCall] = []
-    for message in run:
         key = f"{message.session_id}{MESSAGE_SEPARATOR}{message.seq}"
-        found += [TurnCall(key, n, *call) for n, call in enumerate(settled[message.seq])]
+        found += [TurnCall(key, n, *call) for n, call in enumerate(shown(message.content))]
         if len(found) >= CALLS_A_SIDE:
             break
     return found[:CALLS_A_SIDE]
@@ -171,23 +156,5 @@ def turns(run: Run, rows: list[Memory], shown: Shown) -> dict[str, Answering]:
         if calls:
             call = max(calls, key=lambda c: cosine[c])
             if cosine[call] >= ANSWER_FLOOR:
-                line = result_line(call, weights)
-                text = f"{call.text}{RESULT_MARK}{line}" if line else call.text
-                best[row_id] = Answering(call.message, text, cosine[call])
+                best[row_id] = Answering(call.message, call.text, cosine[call])
     return best
-
-
-def result_line(call: TurnCall, weights: dict[str, float]) -> str:
-    """The line of the call's result that answers, cut to RESULT_CHARS: a failure's first
-    (its error or refusal says why it did not work), else the line holding the most of the
-    query's words; '' when none does (a run's output is shown only where it answers)."""
-    if not call.result:
-        return ""
-    gains = [sum(held(line, weights).values()) for line in call.result]
-    if call.failed:
-        line = call.result[0]
-    elif max(gains) > 0:
-        line = call.result[gains.index(max(gains))]
-    else:
-        return ""
-    return line if len(line) <= RESULT_CHARS else line[: RESULT_CHARS - 1].rstrip() + "…"

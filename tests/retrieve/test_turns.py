@@ -22,7 +22,7 @@ from memctl.retrieve.pipeline import recall
 from memctl.retrieve.turns import TurnCall, worded
 from memctl.store import sessions
 from memctl.store.call_vectors import uncalled_count
-from tests.ingesting import REFUSAL, claude_record
+from tests.ingesting import claude_record
 from tests.retrieve.test_answering import Counting
 
 LOOK = "git branch -a && git log --oneline -5"
@@ -85,7 +85,7 @@ def test_only_commands_and_file_writes_are_shown() -> None:
         '[tool TodoWrite: [{"content": "merge", "status": "pending"}]]\n'
         "[tool Write: /home/ann/work/shop/prompts/lead.txt + store as `Summary_[YYYY-MM]`]"
     )
-    assert [call[1] for call in calls_shown([notes])[0]] == [
+    assert [text for _, text in calls_shown(notes)] == [
         "[tool Bash: uv run pytest -q]",
         "[tool Write: …/lead.txt + store as `Summary_[YYYY-MM]`]",
     ]
@@ -97,7 +97,7 @@ def test_only_calls_holding_a_query_word_are_weighed_else_every_one() -> None:
         ("s1#6", f"[tool Bash: {MERGE}]"),
         ("s1#7", "[tool Bash: uv run pytest -q]"),
     ]
-    calls = [TurnCall(key, 0, note, note, (), False) for key, note in notes]
+    calls = [TurnCall(key, 0, note, note) for key, note in notes]
     asked = query_words("how were the teammates' branches combined?")
     # "branch" (a singular form of the query's) and "teammates" (in bob/teammates); not pytest
     assert [call.message for call in worded(calls, asked)] == ["s1#3", "s1#6"]
@@ -106,21 +106,10 @@ def test_only_calls_holding_a_query_word_are_weighed_else_every_one() -> None:
     assert [call.message for call in worded(calls, elsewhere)] == ["s1#3", "s1#6", "s1#7"]
 
 
-def _call(
-    n: int, command: str, result: str = "ok", error: bool = False, session: str = "cc-host"
-) -> list[dict[str, Any]]:
+def _call(n: int, command: str) -> list[dict[str, Any]]:
     use = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}
-    done = {"type": "tool_result", "tool_use_id": f"t{n}", "content": result, "is_error": error}
-    return [
-        claude_record("assistant", [use], n, session),
-        claude_record("user", [done], n + 1, session),
-    ]
-
-
-def _write(tmp_path: Path, name: str, lines: list[dict[str, Any]]) -> Path:
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    done = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok", "is_error": False}
+    return [claude_record("assistant", [use], n), claude_record("user", [done], n + 1)]
 
 
 def _taken_in(ctx: Context, tmp_path: Path) -> None:
@@ -132,7 +121,9 @@ def _taken_in(ctx: Context, tmp_path: Path) -> None:
         *_call(4, MERGE),
         claude_record("assistant", TURNS[7][1], 6),
     ]
-    ingest(ctx, IngestRequest(transcript=str(_write(tmp_path, "merge", lines)), wait=True))
+    path = tmp_path / "merge.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ingest(ctx, IngestRequest(transcript=str(path), wait=True))
 
 
 def _shown(ctx: Context) -> tuple[str, list[str]]:
@@ -158,8 +149,7 @@ def test_a_turns_calls_are_embedded_when_the_session_is_taken_in(
         _taken_in(ctx, tmp_path)
         assert uncalled_count(ctx.db) == 0
         shown, embedded = _shown(ctx)
-        # its output ("ok") holds none of the question's words: the call alone
-        assert shown == f"[tool Bash: {MERGE}]" and embedded == []
+        assert MERGE in shown and embedded == []
         notes = ctx.db.value("SELECT count(*) FROM call_vectors")
         ctx.db.execute("DELETE FROM call_vectors")  # a store from before m033
         again, embedded = _shown(ctx)
@@ -171,52 +161,3 @@ def test_a_turns_calls_are_embedded_when_the_session_is_taken_in(
         ctx.db.execute("UPDATE messages SET content = 'redacted' WHERE rowid = ?", (merge,))
         kept = "SELECT count(*) FROM call_vectors WHERE message_rowid = ?"
         assert ctx.db.value(kept, (merge,)) == 0
-
-
-def test_a_calls_result_line_that_answers_is_shown_after_it(
-    home: Path, local_embedder: Embedder
-) -> None:
-    """The version a command printed, the refusal at the permission prompt: the answer is in
-    the call's result, and the row beside the call shows that line after it."""
-    said = {
-        "py": [
-            (Role.USER, "Install Python on the build box please."),
-            (Role.ASSISTANT, "Installed Python on the build box; let me check its release."),
-            (Role.ASSISTANT, "[tool Bash: python3 --version]"),
-            (Role.TOOL, "[tool result Bash: Python 3.14.0 · /usr/local/bin/python3]"),
-            (Role.ASSISTANT, "Done, it is on the PATH now."),
-        ],
-        "push": [
-            (Role.USER, "commit the release notes and push them"),
-            (Role.ASSISTANT, "I'll commit the release notes and push to origin."),
-            (Role.ASSISTANT, "[tool Bash: git push origin main]"),
-            (Role.TOOL, f"[tool refused Bash: {REFUSAL}]"),
-            (Role.USER, "never mind, let's look at the changelog instead"),
-        ],
-    }
-    asked = {
-        "Which Python release ended up on the build box?": "py#2",
-        "why didn't the push go through?": "push#2",
-    }
-    shown: dict[str, str] = {}
-    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
-        with on.db.atomic():
-            for session, turns in said.items():
-                sessions.save_session(
-                    on.db, Session(id=session, client="claude-code", scope="global")
-                )
-                sessions.insert_messages(
-                    on.db,
-                    [Message(r, t, session_id=session, seq=n) for n, (r, t) in enumerate(turns, 1)],
-                )
-        embed_messages(on.db, on.embedder, 100)
-        for question, key in asked.items():
-            found = recall(on, question, touch=False, sessions=True, calls=calls_shown)
-            row = next(r for r in found.results if r.memory.id == key)
-            assert row.answering is not None
-            shown[question] = row.answering.text
-    assert shown["Which Python release ended up on the build box?"] == (
-        "[tool Bash: python3 --version] → Python 3.14.0"
-    )
-    refused = f"[tool Bash: git push origin main] → {REFUSAL}"
-    assert shown["why didn't the push go through?"] == refused
