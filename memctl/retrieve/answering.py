@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from memctl.lazy_re import lazy
 from memctl.model import Role
 from memctl.retrieve.echo import only_asks
 from memctl.retrieve.excerpt import WORD, held, query_words
@@ -58,12 +57,6 @@ SHORT_SENTENCE = 60
 # How far after a user's question its reply is looked for: the assistant's turn may come
 # after a tool's output or two; a user's message first means the question had none.
 REPLY_WITHIN = 3
-# A text cut at ANSWER_CHARS is cut at the end of one of its member's lines instead, when one
-# ends within this many characters before the cut: a sub-agent's report is markdown without
-# sentence ends (headings, items), and a cut in the middle of an item showed half of it.
-# A third of the line: at most the last two or three words of most items are given up.
-LINE_NEAR = ANSWER_CHARS // 3
-UNSPACED = lazy(r"\S+")  # a word as ``parts`` keeps it: what is between spaces
 # A sentence the row's own text holds as one run of words but for at most this many (a
 # fact drops its "great, ", a piece cut at ANSWER_CHARS ends in half a word) is not shown
 # again; one a digest quotes cut short with "…" is: its rest is what the row does not show.
@@ -107,40 +100,15 @@ def best_sentence(pieces: list[str], weights: dict[str, float]) -> int:
     return gains.index(max(gains)) if max(gains) > 0 else 0
 
 
-def line_ends(flat: str, content: str) -> list[int]:
-    """Where, in ``flat`` (a run of ``content``'s words, one space between each), a line of
-    ``content`` ends; none when ``flat`` is not such a run."""
-    words = flat.split()
-    spans = [(m.group(), m.start(), m.end()) for m in UNSPACED.finditer(content)]
-    texts = [text for text, _, _ in spans]
-    starts = (n for n in range(len(texts) - len(words) + 1) if texts[n : n + len(words)] == words)
-    first = next(starts, None)
-    if not words or first is None:
-        return []
-    ends, at = [], 0
-    for n, word in enumerate(words[:-1]):
-        at += len(word)
-        if "\n" in content[spans[first + n][2] : spans[first + n + 1][1]]:
-            ends.append(at)
-        at += 1
-    return ends
-
-
-def shown(pieces: list[str], best: int, content: str = "") -> str:
+def shown(pieces: list[str], best: int) -> str:
     """The ``best`` sentence and the next, when both fit in ANSWER_CHARS or the first is
-    short; cut to ANSWER_CHARS, at the end of one of ``content``'s lines when one is near
-    (LINE_NEAR)."""
+    short; cut to ANSWER_CHARS."""
     text = pieces[best]
     if best + 1 < len(pieces):
         both = f"{text} {pieces[best + 1]}"
         if len(text) < SHORT_SENTENCE or len(both) <= ANSWER_CHARS:
             text = both
-    if len(text) <= ANSWER_CHARS:
-        return text
-    ends = line_ends(text, content)
-    near = [end for end in ends if ANSWER_CHARS - LINE_NEAR <= end < ANSWER_CHARS]
-    end = max(near, default=ANSWER_CHARS - 1)
-    return text[:end].rstrip() + ELLIPSIS
+    return text if len(text) <= ANSWER_CHARS else text[: ANSWER_CHARS - 1].rstrip() + ELLIPSIS
 
 
 def said_already(text: str, row: str) -> bool:
@@ -208,6 +176,6 @@ def answering(run: Run, wanted: dict[str, list[str]], parts: Parts) -> dict[str,
         content = get_message(run.ctx.db, member.key).content
         pieces = member_sentences(content, member.part, parts)
         if pieces:
-            text = shown(pieces, best_sentence(pieces, weights), content)
+            text = shown(pieces, best_sentence(pieces, weights))
             found[memory_id] = Answering(member.key, text, member.cosine)
     return found

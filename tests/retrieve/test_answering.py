@@ -13,16 +13,9 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.message_vectors import embed_messages, parts
-from memctl.ingest.parse.common import SUBAGENT_REPORT
 from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
-from memctl.retrieve.answering import (
-    ANSWER_CHARS,
-    best_sentence,
-    member_sentences,
-    said_already,
-    shown,
-)
+from memctl.retrieve.answering import ANSWER_CHARS, best_sentence, said_already, shown
 from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
 from memctl.store import sessions
@@ -130,25 +123,3 @@ def test_a_short_sentence_takes_the_next_and_a_long_one_is_cut() -> None:
     assert shown([alone, "word " * 60], 0) == alone
     long = shown(["word " * 100], 0)
     assert len(long) == ANSWER_CHARS and long.endswith("…")
-
-
-# a sub-agent's report as its reader stores it: markdown items, no sentence ends
-REPORT = (
-    f"{SUBAGENT_REPORT}\n## Findings\n"
-    "- **Layout**: the exporter lives in app/export.py with its helpers in app/zip_utils.py\n"
-    "- **Error handling**: corrupted ZIP files raise BadZipFile, caught in read_archive, "
-    "which logs a warning and skips the archive\n"
-    "- **Retries**: the downloader retries three times with a two-second backoff before it "
-    "gives up on a mirror and moves on to the next one in the list\n"
-    "- **Tests**: tests/test_zip.py covers both paths with small fixture archives"
-)
-
-
-def test_a_report_without_sentence_ends_is_cut_where_a_line_ends() -> None:
-    pieces = member_sentences(REPORT, None, parts)
-    assert len(pieces) == 1  # no sentence end: one piece, longer than a line shows
-    # cut where an item ends near the limit, not inside the next one's words
-    cut = shown(pieces, 0, REPORT)
-    assert cut.endswith("skips the archive…") and len(cut) <= ANSWER_CHARS
-    # a text that is not a run of the member's words is cut at the limit, as before
-    assert len(shown(pieces, 0, "")) == ANSWER_CHARS
