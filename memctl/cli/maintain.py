@@ -36,6 +36,7 @@ COUNT_WORDS: dict[str, tuple[str, str]] = {
     "embed": ("memory embedded", "memories embedded"),
     "memories_named": ("memory named", "memories named"),
     "messages_embedded": ("message embedded", "messages embedded"),
+    "calls_embedded": ("message's calls embedded", "messages' calls embedded"),
     "message_vectors_dropped": ("message vector dropped", "message vectors dropped"),
     "backup": ("backup", "backups"),
     "sync": ("sync", "syncs"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
+from memctl.ingest.call_vectors import embed_calls
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.ingest.pipeline import ForgottenMeanwhile, run_session
 from memctl.maintain.claims import release_orphans
@@ -76,7 +77,8 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
 
 
 def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
-    """Vectors for the session's messages, when the store keeps them (``recall.message_vectors``:
+    """Vectors for the session's calls (ingest/call_vectors.py: every store, they are read,
+    never searched) and messages, when the store keeps them (``recall.message_vectors``:
     else embedding them costs most of a job's CPU for nothing; auto, a store grown past its
     limit loses those it had); a failure leaves them to `memctl maintain`."""
     try:
@@ -86,6 +88,7 @@ def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
                 f"{dropped} message vectors dropped: the store holds more messages than "
                 "recall.message_vectors_up_to"
             )
+        embed_calls(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
         if not keeps_message_vectors(ctx.db, ctx.settings):
             return
         embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)

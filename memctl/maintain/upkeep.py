@@ -6,7 +6,8 @@
 - re-embed: a store whose vectors another model made is re-embedded whole;
   otherwise memories without a vector get one, and so do up to
   ``MESSAGES_PER_RUN`` session messages (a store from before message vectors,
-  a session longer than its job embeds, one whose embedding failed).
+  a session longer than its job embeds, one whose embedding failed), and the shown calls
+  of as many messages of tool notes (a store from before m033: ingest/call_vectors.py).
 - names: memories written without the vocabulary's names in their searched vector (a store
   from before m021, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
   (ingest/meaning.py).
@@ -32,6 +33,7 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
+from memctl.ingest.call_vectors import embed_calls
 from memctl.ingest.meaning import give_names
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.maintain.backup import (
@@ -43,6 +45,7 @@ from memctl.maintain.backup import (
 )
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
+from memctl.store.call_vectors import uncalled_count
 from memctl.store.database import MESSAGES_FTS
 from memctl.store.forget import compact, forgotten_in_file
 from memctl.store.maintenance import (
@@ -161,6 +164,25 @@ def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
         report.notes.append(f"{left} session messages wait for their vectors (next maintain)")
 
 
+def embed_calls_left(m: Maintenance, report: TaskReport) -> None:
+    """Vectors for the shown calls of up to MESSAGES_PER_RUN messages of tool notes that have
+    none (ingest/call_vectors.py): a store from before m033, or a job whose embedding failed.
+    Every store has them: they are read, never searched."""
+    if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
+        return  # re-embedded whole first (embed_missing); their vectors went with the model
+    if m.dry_run:
+        waiting = uncalled_count(m.db)
+        if waiting:
+            report.count("calls_embedded", min(waiting, MESSAGES_PER_RUN))
+        return
+    done = embed_calls(m.db, m.ctx.embedder, MESSAGES_PER_RUN)
+    if done:
+        report.count("calls_embedded", done)
+    left = uncalled_count(m.db) if done == MESSAGES_PER_RUN else 0
+    if left:
+        report.notes.append(f"{left} messages of tool calls wait for their vectors (next maintain)")
+
+
 def compact_indexes(m: Maintenance, report: TaskReport) -> None:
     mark = change_mark(m.db)
     if m.db.meta(FTS_MARK) != mark:
@@ -229,6 +251,7 @@ def upkeep(m: Maintenance) -> TaskReport:
     embed_missing(m, report)
     embed_meaning(m, report)
     embed_messages_left(m, report)
+    embed_calls_left(m, report)
     compact_indexes(m, report)
     compact_forgotten(m, report)
     older_backups_rewritten(m, report)

@@ -385,8 +385,9 @@ class Database:
         """(Re)create an empty vector table for ``dim``-d vectors of model ``name``."""
         with self.atomic():
             self.execute("DROP TABLE IF EXISTS memories_vec")
-            if self.value("SELECT 1 FROM sqlite_master WHERE name = 'message_vectors'"):
-                self.execute("DELETE FROM message_vectors")  # another model's: made again
+            for table in ("message_vectors", "call_vectors"):  # another model's: made again
+                if self.value("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)):
+                    self.execute(f"DELETE FROM {table}")
             self.execute(
                 f"CREATE VIRTUAL TABLE memories_vec USING vec0("
                 f"embedding float[{int(dim)}] distance_metric=cosine)"

@@ -63,6 +63,14 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
     """(rowid, text) of up to ``limit`` messages (of one session, or any) that should have
     vectors and have none, newest first (a store backfilled over several maintain runs has
     its latest sessions' first)."""
+    return waiting_messages(db, _WAITING, limit, session_id)
+
+
+def waiting_messages(
+    db: Database, waiting: str, limit: int, session_id: str | None = None
+) -> list[tuple[int, str]]:
+    """(rowid, text) of up to ``limit`` messages (of one session, or any) that the condition
+    ``waiting`` (table alias m, the forgotten text as its parameter) holds for, newest first."""
     from memctl.store.forget import FORGOTTEN  # forget's SQL: not a recall's
 
     condition, params = "1", [FORGOTTEN]
@@ -71,7 +79,7 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
     return [
         (int(rowid), str(text))
         for rowid, text in db.tuples(
-            f"SELECT m.rowid, m.content FROM messages m WHERE {condition} AND {_WAITING} "
+            f"SELECT m.rowid, m.content FROM messages m WHERE {condition} AND {waiting} "
             "ORDER BY m.rowid DESC LIMIT ?",
             [*params, limit],
         )
@@ -80,9 +88,14 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
 
 def unembedded_count(db: Database) -> int:
     """How many messages wait for their vectors."""
+    return waiting_count(db, _WAITING)
+
+
+def waiting_count(db: Database, waiting: str) -> int:
+    """How many messages the condition ``waiting`` holds for (as ``waiting_messages``)."""
     from memctl.store.forget import FORGOTTEN
 
-    return int(db.value(f"SELECT count(*) FROM messages m WHERE {_WAITING}", [FORGOTTEN]) or 0)
+    return int(db.value(f"SELECT count(*) FROM messages m WHERE {waiting}", [FORGOTTEN]) or 0)
 
 
 def drop_message_vectors(db: Database) -> None:

@@ -894,6 +894,22 @@ def m032_keyed_path_scopes(db: Database) -> None:
     )
 
 
+def m033_call_vectors(db: Database) -> None:
+    """Vectors of the calls a message of tool notes ran or wrote, as recall shows them beside
+    its turn's said message (store/call_vectors.py): made by the slow path, never searched
+    (read by their message), removed with their message or when its text changes."""
+    db.execute("""
+        CREATE TABLE call_vectors (
+            message_rowid INTEGER PRIMARY KEY REFERENCES messages(rowid) ON DELETE CASCADE,
+            vectors BLOB NOT NULL
+        )""")
+    db.execute("""
+        CREATE TRIGGER messages_calls_changed AFTER UPDATE OF content ON messages
+        WHEN new.content IS NOT old.content BEGIN
+            DELETE FROM call_vectors WHERE message_rowid = new.rowid;
+        END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -927,4 +943,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m030_read_inside,
     m031_link_targets,
     m032_keyed_path_scopes,
+    m033_call_vectors,
 ]

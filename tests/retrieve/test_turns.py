@@ -4,20 +4,28 @@ SQLite and the real model: meaning is what is tested."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+from memctl.api.ingest import IngestRequest, ingest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.calls_shown import calls_shown
 from memctl.ingest.message_vectors import embed_messages, parts
 from memctl.integrations.mcp_search import hit
+from memctl.maintain.pipeline import maintain
 from memctl.model import Message, Role, Session
 from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
-from memctl.retrieve.turns import worded
+from memctl.retrieve.turns import TurnCall, worded
 from memctl.store import sessions
+from memctl.store.call_vectors import uncalled_count
+from tests.ingesting import claude_record
+from tests.retrieve.test_answering import Counting
 
+LOOK = "git branch -a && git log --oneline -5"
 MERGE = 'git merge --no-ff alice/plan-mode bob/teammates carol/beads -m "merge round 1"'
 # a session as Claude Code's reader stores it: the turn announcing the merge, a read-only
 # look first, a task update, the merge, and the reply saying it went well
@@ -77,21 +85,79 @@ def test_only_commands_and_file_writes_are_shown() -> None:
         '[tool TodoWrite: [{"content": "merge", "status": "pending"}]]\n'
         "[tool Write: /home/ann/work/shop/prompts/lead.txt + store as `Summary_[YYYY-MM]`]"
     )
-    assert calls_shown(notes) == [
+    assert [text for _, text in calls_shown(notes)] == [
         "[tool Bash: uv run pytest -q]",
         "[tool Write: …/lead.txt + store as `Summary_[YYYY-MM]`]",
     ]
 
 
-def test_only_calls_holding_a_query_word_are_embedded_else_every_one() -> None:
-    calls = [
+def test_only_calls_holding_a_query_word_are_weighed_else_every_one() -> None:
+    notes = [
         ("s1#3", "[tool Bash: git branch -a && git log --oneline -5]"),
         ("s1#6", f"[tool Bash: {MERGE}]"),
         ("s1#7", "[tool Bash: uv run pytest -q]"),
     ]
+    calls = [TurnCall(key, 0, note, note) for key, note in notes]
     asked = query_words("how were the teammates' branches combined?")
     # "branch" (a singular form of the query's) and "teammates" (in bob/teammates); not pytest
-    assert [key for key, _ in worded(calls, asked)] == ["s1#3", "s1#6"]
+    assert [call.message for call in worded(calls, asked)] == ["s1#3", "s1#6"]
     # none holds a word of this one: all are weighed by meaning
     elsewhere = query_words("what did the weather look like in Lisbon?")
-    assert [key for key, _ in worded(calls, elsewhere)] == ["s1#3", "s1#6", "s1#7"]
+    assert [call.message for call in worded(calls, elsewhere)] == ["s1#3", "s1#6", "s1#7"]
+
+
+def _call(n: int, command: str) -> list[dict[str, Any]]:
+    use = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}
+    done = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok", "is_error": False}
+    return [claude_record("assistant", [use], n), claude_record("user", [done], n + 1)]
+
+
+def _taken_in(ctx: Context, tmp_path: Path) -> None:
+    """The merge session as Claude Code writes it, through ``ingest --wait`` (its worker)."""
+    lines = [
+        claude_record("user", TURNS[0][1], 0),
+        claude_record("assistant", TURNS[1][1], 1),
+        *_call(2, LOOK),
+        *_call(4, MERGE),
+        claude_record("assistant", TURNS[7][1], 6),
+    ]
+    path = tmp_path / "merge.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ingest(ctx, IngestRequest(transcript=str(path), wait=True))
+
+
+def _shown(ctx: Context) -> tuple[str, list[str]]:
+    """The announcing row's call, and the call notes this recall embedded."""
+    embedder = ctx.embedder
+    assert isinstance(embedder, Counting)
+    embedder.texts.clear()
+    question = "how were the teammates' branches combined?"
+    found = recall(ctx, question, touch=False, sessions=True, answers=parts, calls=calls_shown)
+    announcing = next(r for r in found.results if r.memory.content == TURNS[1][1])
+    assert announcing.answering is not None
+    return announcing.answering.text, [t for t in embedder.texts if t.startswith("[tool ")]
+
+
+def test_a_turns_calls_are_embedded_when_the_session_is_taken_in(
+    home: Path, tmp_path: Path, local_embedder: Embedder
+) -> None:
+    """The worker that embeds a session's messages embeds its calls as shown: recall looks
+    the merge up (the query is all it embeds); a store made before them embeds the calls
+    at query time until `maintain` fills it, and a message whose text changes loses them."""
+    settings = load_settings(overrides={"recall.message_vectors": True, "llm": "none"})
+    with Context(settings, Counting(local_embedder)) as ctx:
+        _taken_in(ctx, tmp_path)
+        assert uncalled_count(ctx.db) == 0
+        shown, embedded = _shown(ctx)
+        assert MERGE in shown and embedded == []
+        notes = ctx.db.value("SELECT count(*) FROM call_vectors")
+        ctx.db.execute("DELETE FROM call_vectors")  # a store from before m033
+        again, embedded = _shown(ctx)
+        assert again == shown and set(embedded) == {shown, f"[tool Bash: {LOOK}]"}
+        report = maintain(ctx, only="upkeep").task("upkeep")
+        assert report is not None and report.counts["calls_embedded"] == notes
+        assert _shown(ctx) == (shown, [])
+        merge = ctx.db.value("SELECT rowid FROM messages WHERE content LIKE ?", (f"%{MERGE}%",))
+        ctx.db.execute("UPDATE messages SET content = 'redacted' WHERE rowid = ?", (merge,))
+        kept = "SELECT count(*) FROM call_vectors WHERE message_rowid = ?"
+        assert ctx.db.value(kept, (merge,)) == 0
