@@ -503,7 +503,7 @@ def real_questions(
             "--fresh8",
             help="The eighth fresh split's questions (benchmarks/sessions/fresh8: Claude "
             "Code, Codex and Gemini CLI sessions of two projects), its sessions in one store "
-            "with the dev set's; blind likewise.",
+            "with the dev set's; studied since s35-unseen (no longer blind).",
         ),
     ] = False,
     fresh9: Annotated[

@@ -55,7 +55,8 @@ on them), halves ``fresh7-tune`` and ``fresh7-check``; blind until s32-fresh7 st
 ``--fresh8`` asks the eighth (``benchmarks/sessions/fresh8/``: 21 sessions of two projects
 and three clients, Claude Code JSONL and Codex rollouts from Entire's v2 checkpoint ref and
 Gemini CLI session documents, and 52 questions written before memctl ran on them), halves
-``fresh8-tune`` and ``fresh8-check``; blind.
+``fresh8-tune`` and ``fresh8-check``; blind until s35-unseen studied it (docs/benchmarks.md): no
+longer blind.
 ``--fresh9`` asks the ninth (``benchmarks/sessions/fresh9/``: 15 sessions of three projects
 and four clients, Claude Code JSONL and Copilot CLI events from Entire's v1 checkpoint branch,
 OpenCode exports likewise, Codex CLI sessions as SpecStory Markdown, sub-agents among them,
@@ -111,7 +112,7 @@ FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blin
 FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
 FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
 FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code, Gemini CLI; studied since s32
-FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex and Gemini CLI, blind
+FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex, Gemini CLI; since s35 studied
 FRESH9 = SESSIONS / "fresh9"  # the ninth (s35): Claude Code, Copilot CLI, OpenCode, Codex
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
@@ -132,7 +133,7 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
 # fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7 (read by s32-fresh7),
-# fresh8, fresh9: neither half tuned on
+# fresh8 (read by s35-unseen), fresh9: neither half tuned on
 HALVES = (
     "tune",
     "check",

@@ -48,8 +48,9 @@ CLAIM_LINES = ("Created:", "Edited:", "Ran:", "Fixed:", "Found:", "Decided:", "O
 # a command in backticks, or a file name with an extension (CLAUDE.md, src/app.ts)
 NAME = lazy(r"`([^`\n]{2,80})`|((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b")
 SHORTEST_NAME = 4
-# where a digest's "Asked:" line joins one ask to the next
-ASKS = lazy(r"[;；]\s+")
+# where a digest's line joins one item to the next ("Asked:", "Left open:"), or a backtick
+# opening or closing a command, inside which a "; " joins nothing
+ITEMS = lazy(r"`|[;；]\s+")
 
 
 def names(text: str) -> set[str]:
@@ -89,10 +90,34 @@ def correcting(text: str, claims: str) -> list[str]:
         for line in text.splitlines()
         if not line.startswith(CLAIM_LINES[:4])  # its own claims correct nothing
         for s in sentences(line)
-        if CORRECTING.search(s)
-        and any(name in claims for name in names(s))
-        and not all(QUESTION.search(part) for part in ASKS.split(s) if CORRECTING.search(part))
+        if any(corrects(item, claims) for item in items(s))
     ]
+
+
+def items(sentence: str) -> list[str]:
+    """The items a digest's line joins with "; " (a sentence of prose is one), the commands
+    in backticks kept whole."""
+    found, start, quoted = [], 0, False
+    for mark in ITEMS.finditer(sentence):
+        if mark.group() == "`":
+            quoted = not quoted
+        elif not quoted:
+            found.append(sentence[start : mark.start()])
+            start = mark.end()
+    return [*found, sentence[start:]]
+
+
+def corrects(item: str, claims: str) -> bool:
+    """Whether one item says that something one of ``claims`` names was not done or does
+    not work: the negation and the name in the same item, which asks nothing. A later
+    digest's "Left open: `ls skills/` refused; asked: … start on the SKILL.md?" corrects
+    no claim of SKILL.md: the refusal is the command's (the fresh8 split's 84be825e
+    contradicted an earlier digest so, and every answer folded into that one was possible)."""
+    return (
+        CORRECTING.search(item) is not None
+        and QUESTION.search(item) is None
+        and any(name in claims for name in names(item))
+    )
 
 
 def link_corrections(run: Run, session_id: str) -> int:

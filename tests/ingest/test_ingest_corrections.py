@@ -128,6 +128,14 @@ DIGEST = (
             False,
         ),
         ("Asked: fix the docs; CLAUDE.md is missing from the repository", True),
+        # the refusal is one item's, the file another's: a later digest's "Left open:" line
+        # (the fresh8 split's 84be825e "corrected" a digest of another task so)
+        (
+            "Left open: `ls skills/ || echo none; ls ~/skills/` refused; asked: Want me to "
+            "write this up, or start on the CLAUDE.md?",
+            False,
+        ),
+        ("Left open: `deploy.sh` refused; tsconfig.json is missing", True),
     ],
 )
 def test_a_correction_says_something_was_not_done_and_names_what_the_digest_claims(
