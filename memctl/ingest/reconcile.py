@@ -9,7 +9,9 @@
    source (no LLM: the two differ only in the command lines around the failure); a
    project command that runs what a stored one ran another way (``reconcile_rules.
    replaced_command``: "type checks run with `uv run ty check`" after "… `uv run pyright`")
-   SUPERSEDEs it (no LLM: which is newer is a date, not a judgement);
+   SUPERSEDEs it (no LLM: which is newer is a date, not a judgement), and so does a fact of
+   the project's runtime version said again with another version (``reconcile_rules.
+   replaced_version``: "we should be running node 22" after "… running in node 18");
    a fact with no candidate is CREATEd; the rest go to the LLM in one call, and whatever it
    leaves undecided (or when there is no LLM) to the rules.
 3. Enforce the rules no decision may break: profile facts MERGE into a
@@ -149,6 +151,25 @@ def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision
     return None
 
 
+def _replaced_version(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
+    """A fact saying the project runs on another version of a runtime than a stored fact
+    said: the project's version now, the stored one its history (SUPERSEDE)."""
+    if fact.category not in TEMPORAL:
+        return None
+    for memory, _ in pairs:
+        if memory.category in TEMPORAL and reconcile_rules.replaced_version(
+            fact.content, memory.content
+        ):
+            return Decision(
+                Verdict.SUPERSEDE,
+                fact,
+                memory.id,
+                reason=f"another version of the runtime {memory.id[:8]} names",
+                by="rules",
+            )
+    return None
+
+
 def enforce(
     decision: Decision, best: tuple[Memory, float] | None, memories: dict[str, Memory], match: float
 ) -> Decision:
@@ -219,6 +240,7 @@ def decide(run: Run, facts: list[Fact]) -> list[Decision]:
             _guard(fact, pairs, s.reconcile_related_similarity)
             or _seen_case(fact, pairs)
             or _replaced_command(fact, pairs)
+            or _replaced_version(fact, pairs)
         )
         if guarded is not None:
             decided[index] = guarded
