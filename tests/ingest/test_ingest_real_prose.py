@@ -119,6 +119,28 @@ def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
     assert [f.content for f in facts] == ["외부 라이브러리는 절대 사용하지 마세요."]
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # fresh4's polychrome: the exclamation was kept with the version, as one fact
+        (
+            "ouch. we _should_ be running node 22. The nvm default is 22, but this shell did "
+            "open with node 23",
+            [
+                "we _should_ be running node 22.",
+                "The nvm default is 22, but this shell did open with node 23",
+            ],
+        ),
+        # fresh7's entireskills: the request was kept with the rule, as one fact
+        ("fix merge conflicts. don't add regressions", ["don't add regressions"]),
+        # an abbreviation ends no sentence
+        ("we always deploy with fly, e.g. fly deploy --remote-only", None),
+    ],
+)
+def test_a_sentence_typed_in_lower_case_is_its_own_fact(said: str, kept: list[str] | None) -> None:
+    assert [f.content for f in extract_rules([Passage(said)], 10)] == (kept or [said])
+
+
 @pytest.mark.parametrize(("sentence", "kind"), KEPT)
 def test_real_rules_plans_and_decisions_are_kept(sentence: str, kind: str) -> None:
     facts = extract_rules([Passage(sentence)], 10)
