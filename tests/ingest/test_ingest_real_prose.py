@@ -20,6 +20,14 @@ from tests.ingest.test_ingest_digest import cc, parse, result, use
 from tests.ingest.test_ingest_sessions import ingest, memories_of
 
 KEPT = [
+    # a value set, agreed: the shared codemie Codex session (019e1625), fresh4's getspecstory
+    ("let's update the defailt context compart to 90 in env var", "decision"),
+    ("Let's update the version everywhere to 1.25.6", "decision"),
+    (
+        "Let's change the package for the Gemini CLI provider from pkg/providers/gemini to "
+        "pkg/providers/geminicli",
+        "decision",
+    ),
     # codemie-ai/codemie-code, session 196820da
     ("don't produce code, design solution first", "rule"),
     # ... and replies to the assistant's plan, pointers into the task at hand: kept as the
@@ -80,6 +88,8 @@ KEPT = [
 ]
 DROPPED = [
     "Make the colors green and yellow",
+    "let's update the tests to match",  # no value set
+    "let's move on to step 2",
     "Let's not worry about it for now.",  # "let's not" is a decision only with what not to do
     "I like it, but not as part of the current plan.",  # fresh4's polychrome: liked what?
     "start phoenix in background",
