@@ -5,12 +5,6 @@ meta-questions, refusals and a bare request to remember (English and
 Chinese); vector prototypes of such noise, at cosine similarity >=
 ``noise.similarity``; and learned noise vectors, from memories a person
 marked with ``memctl forget --noise``.
-
-A fact written mostly in a script the embedding model does not read (Chinese, Japanese,
-Korean, Cyrillic: ``retrieve.query.in_unread_script``) skips the prototypes: to
-all-MiniLM-L6-v2 two such texts lie close whatever they say ("我想要使用 lit 的写法，不是这种",
-I want Lit's way of writing it, scored 0.86 against "抱歉，我无法帮助你", sorry, I can't
-help: fresh4's destyler lost it as noise). The patterns still catch its greetings and thanks.
 """
 
 from __future__ import annotations
@@ -21,7 +15,6 @@ from typing import TYPE_CHECKING
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
 from memctl.lazy_re import lazy
-from memctl.retrieve.query import in_unread_script
 from memctl.store.noise import noise_vectors
 
 if TYPE_CHECKING:
@@ -77,7 +70,6 @@ NOISE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("request to remember", r"^\W*请?(?:记住|记下)(?:这个|这一点|这些)?吧?\W*$", _ZH),
     )
 )
-PROTOTYPE = "noise prototype"
 PROTOTYPES = (
     "hello, how are you?",
     "hi there, good morning",
@@ -122,7 +114,7 @@ def drop_noise(run: Run, facts: list[Fact]) -> list[Fact]:
     embedder = run.ctx.embedder
     learned = [np.frombuffer(v, dtype=np.float32) for v in noise_vectors(run.db, embedder.name)]
     references = [
-        (PROTOTYPE, _prototype_vectors(embedder)),
+        ("noise prototype", _prototype_vectors(embedder)),
         ("learned noise", np.array(learned).reshape(-1, embedder.dim)),
     ]
     kept = []
@@ -132,8 +124,6 @@ def drop_noise(run: Run, facts: list[Fact]) -> list[Fact]:
             trace.drop(fact, f"noise pattern: {reason}")
             continue
         for name, vectors in references:
-            if name == PROTOTYPE and in_unread_script(fact.content):
-                continue
             similarity = float((vectors @ fact.vector).max()) if len(vectors) else 0.0
             if similarity >= threshold:
                 reason = f"{name} (cosine {similarity:.2f})"
