@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,23 +114,34 @@ def _guard(fact: Fact, pairs: list[tuple[Memory, float]], threshold: float) -> D
     return None
 
 
+def _first(
+    fact: Fact,
+    pairs: list[tuple[Memory, float]],
+    verdict: Verdict,
+    holds: Callable[[Memory], bool],
+    why: str,
+) -> Decision | None:
+    """``verdict`` on the first gathered memory ``holds`` is true of, ``why`` naming it."""
+    for memory, _ in pairs:
+        if holds(memory):
+            return Decision(verdict, fact, memory.id, reason=why.format(memory.id[:8]), by="rules")
+    return None
+
+
 def _seen_case(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
     """A case a stored case already states (the same failure, fixed the same way), SKIPped
     onto it: ``apply`` names this session as one more source of it."""
     if fact.category != Category.CASES:
         return None
-    for memory, _ in pairs:
-        if memory.category == Category.CASES and reconcile_rules.same_case(
-            fact.content, memory.content
-        ):
-            return Decision(
-                Verdict.SKIP,
-                fact,
-                memory.id,
-                reason=f"the same failure and fix as {memory.id[:8]}, seen again",
-                by="rules",
-            )
-    return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SKIP,
+        lambda m: (
+            m.category == Category.CASES and reconcile_rules.same_case(fact.content, m.content)
+        ),
+        "the same failure and fix as {}, seen again",
+    )
 
 
 def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
@@ -137,18 +149,15 @@ def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision
     language: the project's way now, the stored one its history (SUPERSEDE)."""
     if fact.category != Category.PATTERNS or COMMAND_TAG not in fact.tags:
         return None
-    for memory, _ in pairs:
-        if COMMAND_TAG in memory.tags and reconcile_rules.replaced_command(
-            fact.content, memory.content
-        ):
-            return Decision(
-                Verdict.SUPERSEDE,
-                fact,
-                memory.id,
-                reason=f"runs what {memory.id[:8]} ran, another way",
-                by="rules",
-            )
-    return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SUPERSEDE,
+        lambda m: (
+            COMMAND_TAG in m.tags and reconcile_rules.replaced_command(fact.content, m.content)
+        ),
+        "runs what {} ran, another way",
+    )
 
 
 def _replaced_version(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
@@ -156,18 +165,15 @@ def _replaced_version(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision
     said: the project's version now, the stored one its history (SUPERSEDE)."""
     if fact.category not in TEMPORAL:
         return None
-    for memory, _ in pairs:
-        if memory.category in TEMPORAL and reconcile_rules.replaced_version(
-            fact.content, memory.content
-        ):
-            return Decision(
-                Verdict.SUPERSEDE,
-                fact,
-                memory.id,
-                reason=f"another version of the runtime {memory.id[:8]} names",
-                by="rules",
-            )
-    return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SUPERSEDE,
+        lambda m: (
+            m.category in TEMPORAL and reconcile_rules.replaced_version(fact.content, m.content)
+        ),
+        "another version of the runtime {} names",
+    )
 
 
 def enforce(
