@@ -3,7 +3,8 @@ match a pattern of a durable fact, and what the assistant confirms it will alway
 never do.
 
 User turns are cut into sentences (``.!?`` followed by a space, ``。！？；``
-and line breaks; a dot inside ``config.yaml`` or ``v1.2`` does not cut), and
+and line breaks; after a word and before a lower-case letter too, "e.g." aside; a dot
+inside ``config.yaml`` or ``v1.2`` does not cut), and
 each sentence is kept verbatim, identifiers and paths included, when one of
 the patterns (``rules_english``, ``rules_cjk``) matches it. The first matching
 pattern gives the fact's category, importance and a tag naming what it is (correction, convention,
@@ -38,7 +39,7 @@ from memctl.ingest.rule_sentences import (
     QUESTION,
     TYPED_COMMAND,
     asked_to_keep,
-    sentences,
+    said_sentences,
     without_lead_in,
 )
 from memctl.ingest.rules_cjk import CHINESE, JAPANESE, KOREAN
@@ -112,7 +113,7 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         return []
     text = own_words(passage.text) if passage.pasted else passage.text
     kept = []
-    for raw in sentences(text):
+    for raw in said_sentences(text):
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
             continue

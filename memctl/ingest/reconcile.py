@@ -9,7 +9,9 @@
    source (no LLM: the two differ only in the command lines around the failure); a
    project command that runs what a stored one ran another way (``reconcile_rules.
    replaced_command``: "type checks run with `uv run ty check`" after "… `uv run pyright`")
-   SUPERSEDEs it (no LLM: which is newer is a date, not a judgement);
+   SUPERSEDEs it (no LLM: which is newer is a date, not a judgement), and so does a fact of
+   the project's runtime version said again with another version (``reconcile_rules.
+   replaced_version``: "we should be running node 22" after "… running in node 18");
    a fact with no candidate is CREATEd; the rest go to the LLM in one call, and whatever it
    leaves undecided (or when there is no LLM) to the rules.
 3. Enforce the rules no decision may break: profile facts MERGE into a
@@ -23,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,23 +114,34 @@ def _guard(fact: Fact, pairs: list[tuple[Memory, float]], threshold: float) -> D
     return None
 
 
+def _first(
+    fact: Fact,
+    pairs: list[tuple[Memory, float]],
+    verdict: Verdict,
+    holds: Callable[[Memory], bool],
+    why: str,
+) -> Decision | None:
+    """``verdict`` on the first gathered memory ``holds`` is true of, ``why`` naming it."""
+    for memory, _ in pairs:
+        if holds(memory):
+            return Decision(verdict, fact, memory.id, reason=why.format(memory.id[:8]), by="rules")
+    return None
+
+
 def _seen_case(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
     """A case a stored case already states (the same failure, fixed the same way), SKIPped
     onto it: ``apply`` names this session as one more source of it."""
     if fact.category != Category.CASES:
         return None
-    for memory, _ in pairs:
-        if memory.category == Category.CASES and reconcile_rules.same_case(
-            fact.content, memory.content
-        ):
-            return Decision(
-                Verdict.SKIP,
-                fact,
-                memory.id,
-                reason=f"the same failure and fix as {memory.id[:8]}, seen again",
-                by="rules",
-            )
-    return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SKIP,
+        lambda m: (
+            m.category == Category.CASES and reconcile_rules.same_case(fact.content, m.content)
+        ),
+        "the same failure and fix as {}, seen again",
+    )
 
 
 def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
@@ -135,18 +149,31 @@ def _replaced_command(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision
     language: the project's way now, the stored one its history (SUPERSEDE)."""
     if fact.category != Category.PATTERNS or COMMAND_TAG not in fact.tags:
         return None
-    for memory, _ in pairs:
-        if COMMAND_TAG in memory.tags and reconcile_rules.replaced_command(
-            fact.content, memory.content
-        ):
-            return Decision(
-                Verdict.SUPERSEDE,
-                fact,
-                memory.id,
-                reason=f"runs what {memory.id[:8]} ran, another way",
-                by="rules",
-            )
-    return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SUPERSEDE,
+        lambda m: (
+            COMMAND_TAG in m.tags and reconcile_rules.replaced_command(fact.content, m.content)
+        ),
+        "runs what {} ran, another way",
+    )
+
+
+def _replaced_version(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
+    """A fact saying the project runs on another version of a runtime than a stored fact
+    said: the project's version now, the stored one its history (SUPERSEDE)."""
+    if fact.category not in TEMPORAL:
+        return None
+    return _first(
+        fact,
+        pairs,
+        Verdict.SUPERSEDE,
+        lambda m: (
+            m.category in TEMPORAL and reconcile_rules.replaced_version(fact.content, m.content)
+        ),
+        "another version of the runtime {} names",
+    )
 
 
 def enforce(
@@ -219,6 +246,7 @@ def decide(run: Run, facts: list[Fact]) -> list[Decision]:
             _guard(fact, pairs, s.reconcile_related_similarity)
             or _seen_case(fact, pairs)
             or _replaced_command(fact, pairs)
+            or _replaced_version(fact, pairs)
         )
         if guarded is not None:
             decided[index] = guarded

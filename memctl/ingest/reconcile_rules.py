@@ -9,6 +9,10 @@ For a fact and its most similar stored memory (cosine similarity ``sim``):
   program of the same language ("… with `uv run ty check`"): SUPERSEDE
   (``replaced_command``): the project changed how it does that; a command of another
   language (``npm test`` beside ``mix test``) may run beside it, and stays;
+- the runtime version a project runs on ("a nuxt 2.10 app running in node 18") and a later
+  statement of another version of it ("we should be running node 22"): SUPERSEDE
+  (``replaced_version``): the project moved; a runtime named after a contrast ("…, but this
+  shell did open with node 23") is what happened, not what the project runs on;
 - events and cases: CREATE (they are records, never rewritten), but a failure and its
   fix that a stored case states (``same_case``: the same program failed with the same
   error and was fixed the same way, "`git commit …` failed: … → fixed by adding
@@ -39,7 +43,7 @@ from memctl.config import Settings
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.tools import command_steps, program_words, shell_command
 from memctl.lazy_re import lazy
-from memctl.memories.statements import negated, normalised, replaced
+from memctl.memories.statements import negated, normalised, prose, replaced
 from memctl.model import Category, Memory
 
 QUALIFIER = lazy(
@@ -131,6 +135,22 @@ LANGUAGES = {
     )
     for program in programs.split()
 }
+
+
+# The runtime a project runs on, and its version, as a statement says it: "a nuxt 2.10 app
+# running in node 18", "we should be running node 22", "the API runs on Python 3.12",
+# "requires Ruby 3.3" (the runtimes ``rules_english``'s version rule names, with their
+# usual companions); a version glued to the name ("python3.12") counts, a program's name
+# ("python3") does not. Only the claim before a contrast counts: "The nvm default is 22, but
+# this shell did open with node 23" says what a shell did, not what the project runs on.
+RUNS_ON = lazy(
+    r"\b(?:runs?|running|run|targets?|targeting|requires?|requiring|(?:is|are|'s|'re) on)"
+    r"\s+(?:(?:on|in|under|with)\s+)?"
+    r"(python|node(?:\.?js)?|ruby|go|java|php|deno|bun|elixir|erlang|dotnet|\.net)"
+    r"(?:\s*v|\s+|(?=\d+\.\d))(\d+(?:\.\d+)*)\b",
+    re.I,
+)
+CONTRAST = lazy(r"[,;]?\s+(?:but|although|though|however|whereas|yet)\b|;", re.I)
 
 
 def words(text: str) -> set[str]:
@@ -247,6 +267,29 @@ def replaced_command(fact: str, memory: str) -> bool:
     if new is None or old is None or new[1] or old[1] or not new[2]:
         return False
     return new[0] == old[0] and new[2] == old[2] and new[3] != old[3]
+
+
+def runtime_version(text: str) -> tuple[str, str] | None:
+    """(the runtime, its version) a statement says the project runs on, when it names one
+    (``RUNS_ON``) in its claim, before any contrast, and does not deny it."""
+    claim = CONTRAST.split(prose(text), maxsplit=1)[0]
+    found = RUNS_ON.findall(claim)
+    if len(found) != 1 or negated(claim):
+        return None
+    name, version = found[0]
+    return name.lower().removesuffix("js").rstrip("."), version
+
+
+def replaced_version(fact: str, memory: str) -> bool:
+    """``fact`` says the project runs on another version of the runtime ``memory`` names:
+    "we should be running node 22" after "a nuxt 2.10 app running in node 18". A version
+    that only adds detail ("node 18.19" of "node 18") is the same one."""
+    new, old = runtime_version(fact), runtime_version(memory)
+    if new is None or old is None or new[0] != old[0]:
+        return False
+    parts, before = new[1].split("."), old[1].split(".")
+    shared = min(len(parts), len(before))
+    return parts[:shared] != before[:shared]
 
 
 def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) -> Decision:

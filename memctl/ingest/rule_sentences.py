@@ -105,3 +105,21 @@ def asked_to_keep(sentence: str, stated: str) -> bool:
 def sentences(text: str) -> list[str]:
     """The sentences of a text, trimmed, in order."""
     return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+
+
+# A sentence typed in lower case ends too: at .!? after a word of three letters or more that
+# is no abbreviation, before whitespace and a lower-case letter ("fix merge conflicts. don't
+# add regressions", "ouch. we _should_ be running node 22.", "… to this project. we should
+# use …": each was kept as one fact with the request or the exclamation before it, fresh4
+# and fresh7). "e.g. x", "vs. y", "etc. and" and "approx. 5" stay whole.
+LOWER_CASE_END = lazy(
+    r"(?<=[^\W\d_]{3}[.!?])(?<!\betc\.)(?<!\bincl\.)(?<!\bapprox\.)(?<!\besp\.)"
+    r"(?<!\bresp\.)(?<!\bviz\.)(?<!\bfig\.)\s+(?=[a-z])"
+)
+
+
+def said_sentences(text: str) -> list[str]:
+    """The sentences the rules try: ``sentences``, each cut again where a sentence typed in
+    lower case ends (``LOWER_CASE_END``). Recall keeps ``sentences``: a lower-case turn it
+    shows or matches whole is not cut."""
+    return [part.strip() for s in sentences(text) for part in LOWER_CASE_END.split(s) if part]

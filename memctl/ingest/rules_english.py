@@ -21,6 +21,17 @@ ENGLISH = (
         r"store|create|remove|rename|build|publish|release|install|upgrade|expose|track|rely)\b",
     ),
     en("decision", PA, 0.7, r"\bwe want (?:the|our) [\w`.-]+(?: [\w`.-]+){0,2} to be\b"),
+    # a value set, agreed: "let's update the default context compaction to 90 in env var"
+    # (the shared codemie Codex session; s35-distill), "Let's update the version everywhere
+    # to 1.25.6", "Let's change the package … from pkg/providers/gemini to …/geminicli";
+    # "let's update the tests to match" and "let's move on to step 2" set no value
+    en(
+        "decision",
+        PA,
+        0.7,
+        r"\blet's (?:update|change|set|bump|rename|move|raise|lower|increase|decrease) \S.{0,80}?"
+        r"\b(?:from \S.{0,60}? to \S|to v?\d)",
+    ),
     en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
     # ... and done: "we switched from Poetry to uv" (a team's tool changed; s24-walk)
     en(

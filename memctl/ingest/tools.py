@@ -28,6 +28,13 @@ from memctl.memories.narration import without_filler
 NOTE_START = lazy(r"\[tool ")
 OUTCOMES = {"result": "ok", "error": "error", "refused": "refused"}
 SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
+# Codex's code mode: its one tool, exec, runs JavaScript that calls the others ("const r =
+# await tools.exec_command({cmd:"git status --short","workdir":"…"})", "await
+# tools.web__run({…})"). The call is the inner tool's, and a command's line its cmd string:
+# read whole, the script was a command line ("Ran: const r = await tools.exec_command(…",
+# fresh3's review266, a SpecStory history of a Codex session)
+CODE_MODE = lazy(r"^(?:(?:const|let|var) \w+ = )?await tools\.(\w+)\((.*)", re.S)
+CODE_MODE_COMMAND = lazy(r"""\bcmd["']?\s*:\s*"((?:[^"\\]|\\.)*)""")
 # Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
 # NotebookEdit; Codex's apply_patch; OpenCode's write, edit, patch and multiedit; Gemini
 # CLI's write_file and replace; Cursor's Write and StrReplace; Amp's create_file and
@@ -175,7 +182,19 @@ def read_calls(text: str, calls: list[Call]) -> None:
             if words[0] in OUTCOMES:
                 _settle(calls, OUTCOMES[words[0]], " ".join(words[1:]), detail.strip())
             else:
-                calls.append(Call(head.strip(), detail.strip()))
+                calls.append(Call(*_code_mode(head.strip(), detail.strip())))
+
+
+def _code_mode(name: str, detail: str) -> tuple[str, str]:
+    """The tool and input a call of Codex's code mode makes (``CODE_MODE``), or the call's."""
+    found = CODE_MODE.match(detail)
+    if found is None:
+        return name, detail
+    inner, given = found.groups()
+    command = CODE_MODE_COMMAND.search(given)
+    if command is None:
+        return inner, given
+    return inner, re.sub(r"\\(.)", r"\1", command.group(1))  # the script's escapes undone
 
 
 def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:

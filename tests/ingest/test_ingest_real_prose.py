@@ -20,6 +20,14 @@ from tests.ingest.test_ingest_digest import cc, parse, result, use
 from tests.ingest.test_ingest_sessions import ingest, memories_of
 
 KEPT = [
+    # a value set, agreed: the shared codemie Codex session (019e1625), fresh4's getspecstory
+    ("let's update the defailt context compart to 90 in env var", "decision"),
+    ("Let's update the version everywhere to 1.25.6", "decision"),
+    (
+        "Let's change the package for the Gemini CLI provider from pkg/providers/gemini to "
+        "pkg/providers/geminicli",
+        "decision",
+    ),
     # codemie-ai/codemie-code, session 196820da
     ("don't produce code, design solution first", "rule"),
     # ... and replies to the assistant's plan, pointers into the task at hand: kept as the
@@ -80,6 +88,8 @@ KEPT = [
 ]
 DROPPED = [
     "Make the colors green and yellow",
+    "let's update the tests to match",  # no value set
+    "let's move on to step 2",
     "Let's not worry about it for now.",  # "let's not" is a decision only with what not to do
     "I like it, but not as part of the current plan.",  # fresh4's polychrome: liked what?
     "start phoenix in background",
@@ -117,6 +127,28 @@ def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
         [Passage("빌드가 실패했습니다. 외부 라이브러리는 절대 사용하지 마세요.")], 10
     )
     assert [f.content for f in facts] == ["외부 라이브러리는 절대 사용하지 마세요."]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # fresh4's polychrome: the exclamation was kept with the version, as one fact
+        (
+            "ouch. we _should_ be running node 22. The nvm default is 22, but this shell did "
+            "open with node 23",
+            [
+                "we _should_ be running node 22.",
+                "The nvm default is 22, but this shell did open with node 23",
+            ],
+        ),
+        # fresh7's entireskills: the request was kept with the rule, as one fact
+        ("fix merge conflicts. don't add regressions", ["don't add regressions"]),
+        # an abbreviation ends no sentence
+        ("we always deploy with fly, e.g. fly deploy --remote-only", None),
+    ],
+)
+def test_a_sentence_typed_in_lower_case_is_its_own_fact(said: str, kept: list[str] | None) -> None:
+    assert [f.content for f in extract_rules([Passage(said)], 10)] == (kept or [said])
 
 
 @pytest.mark.parametrize(("sentence", "kind"), KEPT)

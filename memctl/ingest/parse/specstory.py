@@ -102,6 +102,10 @@ SUMMARY_NAME = lazy(r"^\s*Tool use:\s*\*\*(.*?)\*\*\s*(?:[•·]\s*(.*))?$", re.
 CODE_SPAN_LINE = lazy(r"^\s*`([^`\n]+)`\s*$")
 TAGS = lazy(r"</?(?:tool-use|details|summary|think)\b[^>]*>")
 BOLD = lazy(r"\*\*(.*?)\*\*")
+# The label Cursor's summary puts before a call's file or command ("Tool use:
+# **search_replace** • Edit file: pkg/cloud/sync.go"): not part of the path (the edited file
+# read "Edit", fresh3's agentname session)
+ACTION_LABEL = lazy(r"^(?:Edit|Read|Write|Create|Delete|Run) (?:file|command|terminal command):\s*")
 SEPARATOR = "---"
 BLANK_LINES = lazy(r"\n(?:[ \t]*\n){2,}")  # what a dropped block leaves between notes
 INPUT = "input"  # the info of a fence opened at the end of a line (``Input: ```…``)
@@ -431,7 +435,7 @@ def _call(block: Block) -> tuple[str, Any]:
     summary = SUMMARY.search(block.head)
     shown = html.unescape(summary.group(1).strip()) if summary else ""
     parts = SUMMARY_NAME.match(shown)
-    detail = (parts.group(2) or "") if parts else BOLD.sub(r"\1", shown)
+    detail = ACTION_LABEL.sub("", (parts.group(2) or "") if parts else BOLD.sub(r"\1", shown))
     command = next((m.group(1) for p in block.plain if (m := CODE_SPAN_LINE.match(p))), "")
     at = _input(block)
     given = html.unescape(block.fences[at][1]) if at is not None else None
