@@ -897,14 +897,15 @@ def m032_keyed_path_scopes(db: Database) -> None:
 def m033_call_vectors(db: Database) -> None:
     """Vectors of the calls a message of tool notes ran or wrote, as recall shows them beside
     its turn's said message (store/call_vectors.py): made by the slow path, never searched
-    (read by their message), removed with their message or when its text changes."""
+    (read by their message), removed with their message or when its text changes. Made only
+    where missing: a store an older memctl marked older runs the later migrations again."""
     db.execute("""
-        CREATE TABLE call_vectors (
+        CREATE TABLE IF NOT EXISTS call_vectors (
             message_rowid INTEGER PRIMARY KEY REFERENCES messages(rowid) ON DELETE CASCADE,
             vectors BLOB NOT NULL
         )""")
     db.execute("""
-        CREATE TRIGGER messages_calls_changed AFTER UPDATE OF content ON messages
+        CREATE TRIGGER IF NOT EXISTS messages_calls_changed AFTER UPDATE OF content ON messages
         WHEN new.content IS NOT old.content BEGIN
             DELETE FROM call_vectors WHERE message_rowid = new.rowid;
         END""")
