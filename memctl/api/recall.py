@@ -415,7 +415,9 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         return PromptContext("", [])
     # each thing once (a message its digest in the block says) before the budget is spent,
     # and the ids are what the block shows: the session is not given them again
-    fresh = within(said_once(list(found.values())), budget, compact, run.params)
+    fresh = within(
+        said_once(list(found.values())), budget, compact, run.params, " ".join(questions)
+    )
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)
