@@ -377,14 +377,16 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     less what the session was already given, within the prompt budget (``within``: a long
     memory shortened to what is left; recall's own pack stage would drop it and every
     memory after it). Recalled for: what the prompt asks (``asking.asked``: each question,
-    not the token, log or code pasted with it)."""
+    not the token, log or code pasted with it, nor its ``<private>`` parts)."""
     from memctl.memories.injected import strip_injected
+    from memctl.memories.privacy import without_private
     from memctl.retrieve.asking import asked, cased
     from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
-    # what a client wrapped into the prompt (an IDE's copy of a file) is nobody's question
-    typed = strip_injected(request.prompt[:ASKING_CHARS]).text
+    # what a client wrapped into the prompt (an IDE's copy of a file) is nobody's question;
+    # a private part is not asked: never searched for, never quoted back
+    typed = without_private(strip_injected(request.prompt[:ASKING_CHARS]).text)
     questions = [q[:PROMPT_CHARS] for q in asked(typed)]
     if not questions[0] or not ctx.settings.db_path.exists():
         return PromptContext("", [])
@@ -413,7 +415,9 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         return PromptContext("", [])
     # each thing once (a message its digest in the block says) before the budget is spent,
     # and the ids are what the block shows: the session is not given them again
-    fresh = within(said_once(list(found.values())), budget, compact, run.params)
+    fresh = within(
+        said_once(list(found.values())), budget, compact, run.params, " ".join(questions)
+    )
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)

@@ -1010,6 +1010,13 @@ def without_blocks(text: str, found: Redactions) -> str:
     return text
 
 
+def without_private(text: str) -> str:
+    """``text`` with each private block left out, not marked: what a prompt asks is the
+    rest of it (a ``[REDACTED]`` mark would be asked as a word, and the private part's own
+    words, names no memory mentions, took every prompt holding one its block)."""
+    return PRIVATE_BLOCK.sub(" ", text)
+
+
 def scrub(text: str) -> tuple[str, Redactions]:
     """The text as memctl may keep it, and what was taken out."""
     found = Redactions()

@@ -22,11 +22,12 @@ from memctl.memories.markdown import Headings
 from memctl.memories.privacy import kept_text
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
+from memctl.retrieve.excerpt import held, query_words
 from memctl.retrieve.fit import SHORTEST, shorten
 from memctl.retrieve.params import Params
 from memctl.retrieve.pipeline import Recalled, RecallResult
-from memctl.retrieve.run import Candidate
-from memctl.retrieve.stages.fuse import strength_of
+from memctl.retrieve.run import Candidate, Run
+from memctl.retrieve.stages.fuse import coverage, gate_share, relevance_strength, strength_of
 from memctl.retrieve.stages.pack import ITEM_TOKENS, estimate_tokens
 from memctl.retrieve.stages.stale import content_words
 
@@ -40,6 +41,11 @@ COMPACT_PROMPT_LIMIT = 3
 # recall may answer on weaker evidence, a block nobody asked for must not be noise. Chosen
 # on the tune half of `python -m benchmarks injection` (docs/benchmarks.md).
 PROMPT_FLOOR = 0.55
+# Tokens the per-prompt block keeps for each row after the one it fits (``shares``): a fact
+# of three in four of the dev store's lengths (156 characters, ~40 tokens, with its line's
+# own 4), so a digest longer than the budget no longer takes the fact after it away
+# (docs/benchmarks.md, "The per-prompt block, a second pass").
+ROW_RESERVE = 40
 # A heading ending in one of these reads on as it is ("Why?", "Setup:"), without a colon.
 LABEL_ENDS = ".:!?"
 # A message with this share of its words in its own session's digest, the block holding that
@@ -112,29 +118,64 @@ def prompt_items(
         if r.memory.id not in shown and not (session and r.memory.session_id == session)
     ]
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
-    weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
+    weights = (floor_weight(result.run, r) for r in fresh)
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []
 
 
-def within(items: list[Recalled], budget: int, compact: bool, params: Params) -> list[Recalled]:
+def floor_weight(run: Run, item: Recalled) -> float:
+    """What ``item`` weighs against ``PROMPT_FLOOR``: its cosine and word share
+    (``strength_of``), and a session message, at least what its words weigh alone, as the
+    relevance gate labels it (``gate_share``: its cosine never labels a message, and a
+    message that answers in the words asked, far in meaning as a turn's narration is, was
+    clear and under the floor: docs/benchmarks.md, "The per-prompt block, a second pass")."""
+    candidate = Candidate(item.memory, raw=item.raw, is_message=item.is_message)
+    strength = strength_of(run, candidate)
+    if not item.is_message:
+        return strength
+    words = gate_share(run, candidate, coverage(run, candidate))
+    return max(strength, relevance_strength(run, None, words))
+
+
+def within(
+    items: list[Recalled], budget: int, compact: bool, params: Params, query: str = ""
+) -> list[Recalled]:
     """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) within
     its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its token
-    ``budget``, as recall's pack stage counts them. One that does not fit what is left is
-    shortened to it (``fit.shorten``, as at session start), not dropped: a session's digest
-    is often longer than the whole budget, and it took every memory of the block away."""
-    kept, used = [], 0
-    for item in items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]:
-        text = item.memory.content
-        cost = ITEM_TOKENS + estimate_tokens(text, params)
-        room = budget - used
-        if cost > room >= SHORTEST:
-            text = shorten(text, room - ITEM_TOKENS, lambda t: estimate_tokens(t, params))
-            cost = ITEM_TOKENS + estimate_tokens(text, params)
-        if not text or cost > room:
-            break
-        kept.append(item if text == item.memory.content else shortened(item, text))
-        used += cost
+    ``budget``, as recall's pack stage counts them, in order, each leaving the rows after it
+    room (``shares``). One longer than its room is shortened to it (``fit.shorten``),
+    keeping the sentences that hold ``query``'s words: a session's digest is often longer
+    than the whole budget, and first it took every row after it away, then, shortened to
+    its openings, its own answer."""
+    chosen = items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
+    costs = [ITEM_TOKENS + estimate_tokens(item.memory.content, params) for item in chosen]
+    weights = query_words(query)
+    kept = []
+    for item, cost, room in zip(chosen, costs, shares(costs, budget), strict=True):
+        if cost > room:
+            text = ""
+            if room >= SHORTEST:
+                text = shorten(
+                    item.memory.content,
+                    room - ITEM_TOKENS,
+                    lambda t: estimate_tokens(t, params),
+                    lambda sentence: sum(held(sentence, weights).values()),
+                )
+            if not text:
+                continue
+            item = shortened(item, text)
+        kept.append(item)
     return kept
+
+
+def shares(costs: list[int], budget: int) -> list[int]:
+    """Each row's tokens of ``budget``, in order: what the rows before it left, less
+    ``ROW_RESERVE`` (or its whole cost, when less) for each row after it."""
+    rooms, left = [], budget
+    for index, cost in enumerate(costs):
+        room = max(0, left - sum(min(c, ROW_RESERVE) for c in costs[index + 1 :]))
+        rooms.append(room)
+        left -= min(cost, room)
+    return rooms
 
 
 def shortened(item: Recalled, text: str) -> Recalled:

@@ -23,6 +23,7 @@ MIN_SHARE = 12
 SHORTEST = 16
 
 Cost = Callable[[str], int]
+Weigh = Callable[[str], float]
 
 
 def sentences(line: str) -> list[str]:
@@ -51,42 +52,99 @@ def cut_words(text: str, budget: int, cost: Cost) -> str:
     return head.rstrip() + ELLIPSIS if head.strip() else ""
 
 
-def shorten(text: str, budget: int, cost: Cost) -> str:
+def shorten(text: str, budget: int, cost: Cost, weigh: Weigh | None = None) -> str:
     """``text`` within ``budget`` tokens: whole when it fits, else the first sentence of
     each line (cut to a fair share of the budget when longer), then the following
-    sentences in order, with "…" where it was cut; '' when not even a few words fit."""
+    sentences in order, with "…" where it was cut; '' when not even a few words fit.
+    ``weigh``: how well a sentence answers what was asked (0: not at all); the sentences
+    that answer come right after the first line's first sentence, best first, each whole
+    (a digest's answer is often deep in its outcome, past every line's opening)."""
     if cost(text) <= budget:
         return text
     lines = [sentences(line.strip()) for line in text.splitlines() if line.strip()]
-    share = max(MIN_SHARE, budget // max(1, len(lines)))
-    kept: list[list[str]] = [[] for _ in lines]
-    done = [False] * len(lines)  # a line whose first sentence was cut takes no more
-    used = cost(ELLIPSIS)
-    for index, parts in enumerate(lines):
-        price = cost(parts[0]) + 1
-        if price > share:
-            head = cut_words(parts[0], min(share, budget - used) - 1, cost)
-            price, done[index] = cost(head) + 1, True
-        else:
-            head = parts[0]
-        if head and used + price <= budget:
-            kept[index].append(head)
-            used += price
-    for index, parts in enumerate(lines):
-        while kept[index] and not done[index] and len(kept[index]) < len(parts):
-            price = cost(parts[len(kept[index])]) + 1
-            if used + price > budget:
-                break
-            kept[index].append(parts[len(kept[index])])
-            used += price
-    if not any(kept):
+    fitting = _Fitting(lines, budget, cost)
+    if weigh is not None and lines:
+        fitting.opening(0)
+        fitting.answering(weigh)
+    for index in range(len(lines)):
+        fitting.opening(index)
+    fitting.following()
+    if not any(fitting.kept):
         return cut_words(lines[0][0] if lines else text, budget, cost)
-    out = []
-    for parts, taken, cut in zip(lines, kept, done, strict=True):
-        if taken:
-            line = "".join(taken).rstrip()
-            whole = len(taken) == len(parts) and not cut
-            out.append(line if whole or line.endswith(ELLIPSIS) else f"{line} {ELLIPSIS}")
-    if not out[-1].endswith(ELLIPSIS) and sum(map(len, kept)) < sum(map(len, lines)):
-        out[-1] += f" {ELLIPSIS}"
-    return "\n".join(out)
+    return fitting.text()
+
+
+class _Fitting:
+    """The sentences of ``lines`` kept within ``budget`` so far (line -> sentence -> the
+    piece shown), and the lines whose first sentence was cut (they take no more)."""
+
+    def __init__(self, lines: list[list[str]], budget: int, cost: Cost) -> None:
+        self.lines, self.budget, self.cost = lines, budget, cost
+        self.share = max(MIN_SHARE, budget // max(1, len(lines)))
+        self.kept: list[dict[int, str]] = [{} for _ in lines]
+        self.done = [False] * len(lines)
+        self.used = cost(ELLIPSIS)
+
+    def take(self, line: int, index: int, piece: str) -> bool:
+        price = self.cost(piece) + 1
+        if not piece or self.used + price > self.budget:
+            return False
+        self.kept[line][index] = piece
+        self.used += price
+        return True
+
+    def opening(self, line: int) -> None:
+        """The line's first sentence, cut at a word to a fair share when longer."""
+        first = self.lines[line][0]
+        if 0 in self.kept[line]:
+            return
+        if self.cost(first) + 1 > self.share:
+            self.done[line] = True
+            first = cut_words(first, min(self.share, self.budget - self.used) - 1, self.cost)
+        self.take(line, 0, first)
+
+    def answering(self, weigh: Weigh) -> None:
+        """Every sentence ``weigh`` finds answering, best first, where it fits whole."""
+        weights = {
+            (line, index): weigh(part)
+            for line, parts in enumerate(self.lines)
+            for index, part in enumerate(parts)
+            if index not in self.kept[line]
+        }
+        for line, index in sorted(
+            (k for k, w in weights.items() if w > 0), key=lambda k: (-weights[k], k)
+        ):
+            self.take(line, index, self.lines[line][index])
+
+    def following(self) -> None:
+        """The sentences after those kept, in order, of each line not cut, while they fit."""
+        for line, parts in enumerate(self.lines):
+            if not self.kept[line] or self.done[line]:
+                continue
+            for index, part in enumerate(parts):
+                if index not in self.kept[line] and not self.take(line, index, part):
+                    break
+
+    def text(self) -> str:
+        out = [
+            self.line_text(parts, taken, cut)
+            for parts, taken, cut in zip(self.lines, self.kept, self.done, strict=True)
+            if taken
+        ]
+        if not out[-1].endswith(ELLIPSIS) and sum(map(len, self.kept)) < sum(map(len, self.lines)):
+            out[-1] += f" {ELLIPSIS}"
+        return "\n".join(out)
+
+    @staticmethod
+    def line_text(parts: list[str], taken: dict[int, str], cut: bool) -> str:
+        """A line's kept pieces, "…" where sentences between them were left out."""
+        text, last = "", -1
+        for index in sorted(taken):
+            if index != last + 1:  # a gap: the sentences before this one are not shown
+                stem = text.rstrip()
+                gap = " " if stem.endswith(ELLIPSIS) else f" {ELLIPSIS} "
+                text = f"{stem}{gap}" if stem else f"{ELLIPSIS} "
+            text, last = text + taken[index], index
+        text = text.rstrip()
+        whole = len(taken) == len(parts) and not cut
+        return text if whole or text.endswith(ELLIPSIS) else f"{text} {ELLIPSIS}"

@@ -599,6 +599,36 @@ def test_the_per_prompt_hook_adds_a_relevant_memory_once_and_nothing_unrelated(
     assert fact in again  # another session has not had it yet
 
 
+def test_a_private_part_of_a_prompt_is_not_asked_and_the_rest_is(home: Path) -> None:
+    """A prompt holding a ``<private>`` part got no block: its words, names no memory
+    mentions, were asked with the question. The hook command asks the rest alone: the
+    private words reach no SQL statement (the store's tracer), nor the block."""
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    secret = "Quokkaville Zebrafinch Marmalade Hollowbrook"
+    question = "Which PostgreSQL does the staging database run on db.internal?"
+    prompt = f"<private>{secret} owes {secret}</private> {question}"
+    payload = {"session_id": "pv1", "prompt": prompt, "hook_event_name": "UserPromptSubmit"}
+    done = run_cli(
+        "hook",
+        "claude-code",
+        "UserPromptSubmit",
+        input=json.dumps(payload),
+        env={"MEMCTL_DEBUG_SQL": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    block = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert fact in block
+    statements = (home / "logs" / hooks.LOG).read_text()  # a hook's stderr goes to its log
+    assert "SQL: " in statements  # the tracer ran
+    for word in secret.split():
+        assert word not in block and word not in statements
+    # a prompt that is all private asks nothing
+    payload |= {"session_id": "pv2", "prompt": f"<private>{fact}</private>"}
+    done = run_cli("hook", "claude-code", "UserPromptSubmit", input=json.dumps(payload))
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+
+
 def test_the_per_prompt_hook_wants_stronger_evidence_than_recall(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

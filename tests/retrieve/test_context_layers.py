@@ -370,6 +370,31 @@ def test_a_per_prompt_block_shortens_a_digest_over_its_budget_not_drops_it(ctx: 
     assert sum(Tokens(ctx.settings).of(line) for line in lines) <= budget
 
 
+def test_a_per_prompt_block_keeps_a_long_digests_answer_and_the_fact_after_it(
+    ctx: Context,
+) -> None:
+    """A digest over the budget, ranked first, was shortened to its lines' openings (its
+    answer, deep in its outcome, cut away) and took the whole budget (the clear fact after
+    it dropped): the block keeps the sentence holding the question's words, and leaves the
+    fact its room."""
+    for other in ("We lint with ruff.", "The cache lives in Redis.", "Releases are on Fridays."):
+        remember(ctx, other)
+    asked = "which PostgreSQL does the staging deploy pin in docker-compose?"
+    steps = " ".join(f"Try {n}: the staging deploy failed on PostgreSQL." for n in range(20))
+    outcome = "The staging deploy now pins PostgreSQL 16.3 in docker-compose.yml."
+    digest = remember(
+        ctx, f"Session of 2026-05-02 (claude-code) Asked: {asked}\nOutcome: {steps} {outcome}"
+    )
+    fact = remember(ctx, "The staging deploy of PostgreSQL runs from deploy/staging.sh.")
+    found = recall.prompt_context(ctx, PromptRequest(asked))
+    assert found.ids == [digest.id, fact.id]
+    assert outcome in found.block and fact.content in found.block
+    lines = [line for line in found.block.splitlines() if line.startswith("- ")]
+    assert (
+        sum(Tokens(ctx.settings).of(line) for line in lines) <= ctx.settings.context_prompt_budget
+    )
+
+
 def test_a_per_prompt_block_gives_the_session_message_that_answers(make_ctx: Any) -> None:
     """The answer said in a session's turn, not in its digest, is given as that turn, with
     its speaker; never to the session that said it, nor when the assistant's turn tells to

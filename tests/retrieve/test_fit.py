@@ -58,3 +58,19 @@ def test_one_long_line_does_not_take_the_budget_of_the_lines_after_it() -> None:
     assert words(short) <= 60
     assert "Asked: map the code" in short and "Outcome: tar support landed." in short
     assert "Found: module module" in short
+
+
+def test_the_sentence_that_answers_is_kept_after_the_first_line_s_opening() -> None:
+    """Weighed, a sentence deep in a line (a digest's outcome) that answers comes before
+    every other line's opening and the sentences after them; a gap says "…"."""
+    digest = (
+        "Session of 2026-05-02: the deploy.\n"
+        "Ran: make build. Then make test. Then make lint.\n"
+        "Outcome: it failed twice. The fix pins PostgreSQL 16.3 in compose. Then it passed."
+    )
+    weigh = lambda sentence: float("PostgreSQL" in sentence)  # noqa: E731
+    short = shorten(digest, 18, words, weigh)
+    assert words(short) <= 18
+    assert "Session of 2026-05-02: the deploy." in short
+    assert "… The fix pins PostgreSQL 16.3 in compose. …" in short
+    assert "PostgreSQL" not in shorten(digest, 18, words)
