@@ -99,6 +99,7 @@ def warm(settings: Settings) -> None:
     import memctl.ingest.calls_shown  # noqa: F401 - how a message row's turn call is shown
     import memctl.ingest.message_vectors  # noqa: F401 - how a row's answering part is cut
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
+    import memctl.store.call_vectors  # noqa: F401 - a message row's turn call, looked up
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded
