@@ -276,7 +276,14 @@ def cut_short(world: World, argv: list[str | Path], how: signal.Signals, path: s
             break
         time.sleep(0.1)
     running.send_signal(how)
-    running.wait(timeout=120)
+    try:
+        running.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        # Seen once under a loaded CI run: OpenCode, SIGHUP'd with its request held, kept
+        # waiting on it. A session killed outright is cut shorter still: what the test asks
+        # (the session is stored all the same) holds for both.
+        running.kill()
+        running.wait(timeout=30)
 
 
 def test_codex_sessions_cut_short_in_their_turn_are_captured(world: World) -> None:
