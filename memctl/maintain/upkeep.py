@@ -29,9 +29,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from memctl.embed import BATCH_TEXTS
+from memctl.embed import BATCH_TEXTS, Embedder
 from memctl.errors import StoreError
 from memctl.ingest.call_vectors import embed_calls
 from memctl.ingest.meaning import give_names
@@ -46,7 +48,7 @@ from memctl.maintain.backup import (
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.call_vectors import uncalled_count
-from memctl.store.database import MESSAGES_FTS
+from memctl.store.database import MESSAGES_FTS, Database
 from memctl.store.forget import compact, forgotten_in_file
 from memctl.store.maintenance import (
     change_mark,
@@ -147,40 +149,44 @@ def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
     dropped = drop_unkept(m.db, m.ctx.settings, m.dry_run)
     if dropped:
         report.count("message_vectors_dropped", dropped)
-    if not keeps_message_vectors(m.db, m.ctx.settings):
-        return
-    if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
-        return  # re-embedded whole first (embed_missing); their vectors went with the model
-    if m.dry_run:
-        waiting = unembedded_count(m.db)
-        if waiting:
-            report.count("messages_embedded", min(waiting, MESSAGES_PER_RUN))
-        return
-    embedded = embed_messages(m.db, m.ctx.embedder, MESSAGES_PER_RUN)
-    if embedded:
-        report.count("messages_embedded", embedded)
-    left = unembedded_count(m.db) if embedded == MESSAGES_PER_RUN else 0
-    if left:
-        report.notes.append(f"{left} session messages wait for their vectors (next maintain)")
+    if keeps_message_vectors(m.db, m.ctx.settings):
+        _embed_waiting(
+            m, report, unembedded_count, embed_messages, "messages_embedded", "session messages"
+        )
 
 
 def embed_calls_left(m: Maintenance, report: TaskReport) -> None:
     """Vectors for the shown calls of up to MESSAGES_PER_RUN messages of tool notes that have
     none (ingest/call_vectors.py): a store from before m033, or a job whose embedding failed.
     Every store has them: they are read, never searched."""
+    _embed_waiting(
+        m, report, uncalled_count, embed_calls, "calls_embedded", "messages of tool calls"
+    )
+
+
+def _embed_waiting(
+    m: Maintenance,
+    report: TaskReport,
+    waiting: Callable[[Database], int],
+    embed: Callable[[Database, Embedder, int], int],
+    counted: str,
+    what: str,
+) -> None:
+    """Up to MESSAGES_PER_RUN rows that ``waiting`` counts embedded by ``embed`` (a dry run
+    counts them), counted as ``counted``; what is left named in the run's notes."""
     if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
         return  # re-embedded whole first (embed_missing); their vectors went with the model
     if m.dry_run:
-        waiting = uncalled_count(m.db)
-        if waiting:
-            report.count("calls_embedded", min(waiting, MESSAGES_PER_RUN))
+        left = waiting(m.db)
+        if left:
+            report.count(counted, min(left, MESSAGES_PER_RUN))
         return
-    done = embed_calls(m.db, m.ctx.embedder, MESSAGES_PER_RUN)
+    done = embed(m.db, m.ctx.embedder, MESSAGES_PER_RUN)
     if done:
-        report.count("calls_embedded", done)
-    left = uncalled_count(m.db) if done == MESSAGES_PER_RUN else 0
+        report.count(counted, done)
+    left = waiting(m.db) if done == MESSAGES_PER_RUN else 0
     if left:
-        report.notes.append(f"{left} messages of tool calls wait for their vectors (next maintain)")
+        report.notes.append(f"{left} {what} wait for their vectors (next maintain)")
 
 
 def compact_indexes(m: Maintenance, report: TaskReport) -> None:
