@@ -511,9 +511,14 @@ def _rename_refs(db: Database, old: str, new: str) -> None:
     ``old`` (the id itself, ``session:old#…``, ``old#N``) under ``new``. ``erase_quotes``
     takes no needle shorter than ``MIN_NEEDLE`` out of free text, so a short id a person
     chose (``memctl ingest --session-id layoffs``) stayed in the forget's own event, the
-    events of the memories it distilled and the runs that read it; as a whole value, or a
-    reference's head, it names nothing else."""
-    names = re.compile(rf"^(session:)?{re.escape(old)}(?=$|#)")
+    events of the memories it distilled and the runs that read it; as a whole value, a
+    reference's head (a value's first word or a later one: a run's note "sessions forget
+    d39173fc layoffs#2"), or after "session " in memctl's own notes ("jobs: session
+    layoffs: 3 messages embedded", ``maintain``'s run), it names nothing else."""
+    names = re.compile(
+        rf"(?:^|(?<=\s))(session:)?{re.escape(old)}(?=$|#)"
+        rf"|(?<=session ){re.escape(old)}(?=$|[\s:,;)\]]|\.(?:\s|$))"
+    )
     db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
     for table, row_key, column, is_json in QUOTING:
         if not is_json:

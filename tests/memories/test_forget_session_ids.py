@@ -141,3 +141,28 @@ def test_a_forgotten_session_s_short_id_a_person_chose_is_in_no_record(
     assert done.kept  # the rule stays, its source now the other session
     assert _files_holding(home, "hr-q3") == []
     assert "hr-q3" not in str(ctx.db.tuples("SELECT data FROM events"))
+
+
+def test_a_forgotten_short_id_leaves_no_note_maintain_wrote_of_its_jobs(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """``maintain`` drains a session's jobs and keeps what they said in its run's notes
+    ("jobs: session hr-q3: 2 messages embedded", "jobs: job 1 session hr-q3: run …"), and
+    a forget of one message names it in its own run ("sessions forget … hr-q3#2"). s35-leak
+    renamed a short id only as a whole value or a value's head: both notes kept it after
+    the session was forgotten, in the store and every backup."""
+    from memctl.api.maintain import MaintainRequest, maintain
+
+    ctx = make_ctx(ingest__spawn_worker="false")
+    ingest_api.ingest(ctx, IngestRequest(None, stdin=io.BytesIO(PLAN.encode()), session_id="hr-q3"))
+    maintain(ctx, MaintainRequest(skip="sync"))
+    notes = str(ctx.db.tuples("SELECT notes FROM runs"))
+    assert "session hr-q3: " in notes
+    sessions_api.forget(ctx, "hr-q3#2")
+    assert "hr-q3#2" in str(ctx.db.tuples("SELECT notes FROM runs"))
+    make_backup(ctx.settings, ctx.db)
+    sessions_api.forget(ctx, "hr-q3")
+    assert "hr-q3" not in str(ctx.db.tuples("SELECT notes, decisions FROM runs"))
+    ctx.close()
+    assert _files_holding(home, "hr-q3") == []
+    assert _files_holding(home, "berlin") == []
