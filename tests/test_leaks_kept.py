@@ -606,3 +606,29 @@ def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
     assert value not in found
     assert value not in _ok("sessions", "show", "cc-q") + _ok("list", "--json")
     assert _files_holding(home, value) == []
+
+
+def test_a_resumed_forgotten_session_s_start_marks_nothing_pending(
+    home: Path, tmp_path: Path
+) -> None:
+    """A session-start hook marks the transcript it is given pending (a client killed
+    before any capture hook), and Codex's SubagentStart marks a sub-agent's with its parent
+    session: for a resumed forgotten session each wrote ``hooks/pending`` with the id, the
+    transcript's path and the directory the forget had taken out, kept while the session
+    ran (and after it, were its client killed), for a capture that stores nothing."""
+    where = _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
+    _ok("sessions", "forget", "cc-forgotten", "--yes")
+    assert _files_holding(home, "quokkaville") == []
+    transcript = str(where / "t.jsonl")
+    start = {"session_id": "cc-forgotten", "cwd": str(where), "transcript_path": transcript}
+    _ok("hook", "claude-code", "SessionStart", input=json.dumps(start))
+    agent = where / "rollout-agent.jsonl"
+    agent.write_text("{}\n")
+    sub = {"session_id": "cc-forgotten", "cwd": str(where), "transcript_path": str(agent)}
+    _ok("hook", "codex", "SubagentStart", input=json.dumps(sub))
+    assert _files_holding(home, "quokkaville") == []
+    assert _files_holding(home, "cc-forgotten") == []
+    # a session not forgotten is marked as before
+    kept = {**start, "session_id": "cc-kept"}
+    _ok("hook", "claude-code", "SessionStart", input=json.dumps(kept))
+    assert [f for f in _files_holding(home, "cc-kept") if f.startswith("hooks/pending/")]

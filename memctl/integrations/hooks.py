@@ -207,7 +207,9 @@ def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
         return
     from memctl.ingest import pending
 
-    if not pending.marked(settings.home, str(transcript)):
+    if not pending.marked(settings.home, str(transcript)) and not _forgotten(
+        settings, _session_id(payload)
+    ):
         entry = pending.Pending(
             str(transcript),
             client,
@@ -218,6 +220,19 @@ def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
             _format(client),
         )
         pending.remember(settings.home, entry)
+
+
+def _forgotten(settings: Any, session_id: str | None) -> bool:
+    """Whether the store keeps this session forgotten (a resumed one: ``kept_as``). Its
+    transcript is marked pending by no hook: the mark would hold its id, the transcript's
+    path and the directory the forget took out, for as long as the session runs (and after,
+    were its client killed), for a capture that stores nothing of it."""
+    from memctl.context import Context
+
+    if not session_id:
+        return False
+    with Context(settings, door="hook") as ctx:
+        return bool(kept_as(ctx, session_id) != session_id)
 
 
 def _note_started(settings: Any, client: str, session_id: str | None) -> None:
@@ -362,6 +377,8 @@ def _note_subagent(settings: Any, client: str, transcript: Any, session_id: str 
     """Mark a starting sub-agent's transcript pending with its parent's session."""
     if not transcript:
         raise NothingToCapture("a sub-agent started with no transcript_path: nothing marked")
+    if _forgotten(settings, session_id):
+        return
     from memctl.ingest import pending
 
     entry = pending.Pending(
