@@ -314,6 +314,11 @@ def _d(
 # the MongoDB tools' ``-p``, sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``,
 # and a value piped into a ``--password-stdin``. Nothing labels the value as a password.
 _VALUE = rf"(?:{_QUOTED}|{_BARE})"
+# what may follow a password given by its place on a Windows command line: a switch, the
+# line's end, the end of a quote or of a tool's note
+_SWITCH_OR_END = r"(?=[ \t]*(?:[\r\n]|$|/|[\"'\]]))"
+# the last word of a command: its line, a quote, a pipe, a tool's note or a bracket ends
+_LAST_WORD = r"(?=[ \t]*(?:[\r\n]|$|[\"'\\|;&()\]]))"
 # Commands that read a password from their standard input: a registry login's
 # ``--password-stdin``, ``sudo -S``, ``passwd --stdin`` (Red Hat's) and ``chpasswd``
 # (``USER:PASSWORD`` lines).
@@ -374,7 +379,8 @@ _PASSWORD_OPTIONS = (
     _d(
         "password",
         "<<<",
-        rf"(?:{_READS_A_PASSWORD}|--with-token|\bop[ \t]+signin|\bkeepassxc-cli|\bssh-add)"
+        rf"(?:{_READS_A_PASSWORD}|--with-token|\bop[ \t]+signin|\bkeepassxc-cli|\bssh-add|"
+        r"\b(?:smb|vnc)passwd|\bkinit|\belasticsearch-reset-password)"
         rf"[^\n|;&]*?<<<[ \t]*{_VALUE}",
         _any_value,
     ),
@@ -428,6 +434,81 @@ _PASSWORD_OPTIONS = (
         r"\b(?:vault[ \t]+login|ngrok[ \t]+(?:config[ \t]+add-)?authtoken)"
         rf"[ \t]+(?!-){_VALUE}",
         _keyish,
+    ),
+    # Windows' ``net use [D:] \\SERVER\SHARE PASSWORD [/user:U]`` (the password may follow
+    # the switches) and ``net user NAME PASSWORD [/add]``; ``*`` prompts for it
+    _d(
+        "password",
+        "net",
+        r"\b(?i:net[ \t]+use)\b[^\n]*?[ \t]\\\\\S+(?:[ \t]+/\S+)*[ \t]+(?![/*]|\\\\)"
+        rf"{_VALUE}{_SWITCH_OR_END}",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "net",
+        r"(?<![A-Za-z] )\b(?i:net[ \t]+user)[ \t]+(?![/*])\S+[ \t]+(?![/*])"
+        rf"{_VALUE}{_SWITCH_OR_END}",
+        _any_value,
+    ),
+    # the password of a login tried or run remotely by its option (their manuals): THC
+    # Hydra's and Medusa's ``-p`` (``-P`` names a file of them), NetExec's (CrackMapExec's)
+    # and Evil-WinRM's ``-p``, rabbitmqadmin's ``-p``, ipmitool's ``-P``
+    _d(
+        "password",
+        "hydra medusa crackmapexec nxc netexec evil-winrm rabbitmqadmin",
+        r"\b(?:hydra|medusa|crackmapexec|cme|nxc|netexec|evil-winrm|rabbitmqadmin)\b[^\n]*?"
+        rf"[ \t]-p[ \t]+{_VALUE}",
+        _option_value,
+    ),
+    _d("password", "ipmitool", rf"\bipmitool\b[^\n]*?[ \t]-P[ \t]+{_VALUE}", _any_value),
+    # Redis's ``AUTH [USERNAME] PASSWORD``: given to redis-cli, typed at its prompt, or sent
+    # (``echo 'AUTH V' | nc``); redis-cli takes it in any case, a line alone in capitals
+    _d(
+        "password",
+        "auth",
+        rf"\bredis-cli\b[^\n]*?[ \t](?i:auth)[ \t]+(?:[\w.@-]+[ \t]+)?{_VALUE}{_LAST_WORD}",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "auth",
+        rf"(?:>[ \t]*|[\"'])AUTH[ \t]+(?:[\w.@-]+[ \t]+)?{_VALUE}{_LAST_WORD}",
+        _any_value,
+    ),
+    # a password option glued to what it is for (WP-CLI's ``--dbpass``, ``--dbpassword``)
+    _d(
+        "password",
+        "pass",
+        r"(?<![\w-])--(?:db|sql|admin|root|smtp|ftp|http|proxy|bind|mail|ldap|sa)"
+        rf"(?:pass|passwd|password)(?:=|[ \t]+){_VALUE}",
+        _option_value,
+    ),
+    # ``mysqladmin ... password NEW``; Windows' ``/pass:`` (cmdkey) and ``/password:``
+    _d("password", "mysqladmin", rf"\bmysqladmin\b[^\n]*?[ \t]password[ \t]+{_VALUE}", _any_value),
+    _d("password", "/pass", rf"[ \t]/pass(?:word)?:{_VALUE}", _any_value, re.I),
+    # Impacket's targets ``[DOMAIN/]USER:PASSWORD@HOST``; SQL*Plus's ``USER/PASSWORD[@DB]``
+    _d(
+        "password",
+        "impacket .py",
+        r"\b(?:impacket-\w+|\w+\.py)\b[^\n]*?[ \t][\"']?(?:[\w.-]+/)?[\w.$-]+:"
+        rf"{_NOT_REDACTED}(?P<v>[^\s@\"']{{1,300}})@",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "sqlplus",
+        r"\bsqlplus\b[^\n]*?[ \t][\"']?[\w$#]+/"
+        rf"{_NOT_REDACTED}(?P<v>[^\s@/\"']{{1,300}})(?=@|[\s\"']|$)",
+        _any_value,
+    ),
+    # Metasploit's options holding a password (``set PASSWORD V``, ``setg SMBPass V``)
+    _d(
+        "password",
+        "pass",
+        r"\bsetg?[ \t]+(?:PASSWORD|PASS|SMBPass|HttpPassword|FTPPASS|DBPASS)"
+        rf"[ \t]+{_VALUE}",
+        _any_value,
     ),
 )
 
@@ -511,7 +592,8 @@ _PLACED_KEYS = (
 # tells a secret, `=`, a value: `SMTP_PASS=`, `SESSION_SALT=`, `DJANGO_SECRET_KEY=`,
 # `GITHUB_PAT=` (a personal access token).
 _ENV_TELLS = (
-    r"PASS|PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|APIKEY|SALT|PEPPER|CREDENTIALS?|PAT"
+    r"PASS|PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|APIKEY|SALT|PEPPER|CREDENTIALS?|PAT|"
+    r"REDISCLI_AUTH"
 )
 _ENV_NAME = (
     rf"(?<![\w$.-])(?:export[ \t]+)?(?:[A-Z][A-Z0-9]*_)*(?:{_ENV_TELLS})"
@@ -744,14 +826,14 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
     _d(
         "secret",
-        "pass pwd secret token key salt pepper credential _pat=",
+        "pass pwd secret token key salt pepper credential _pat= rediscli_auth",
         rf"{_ENV_NAME}[ \t]*=[ \t]*(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
     # fish's ``set -x NAME VALUE`` (``-gx``, ``-Ux``): the same name, no ``=``
     _d(
         "secret",
-        "pass pwd secret token key salt pepper credential _pat=",
+        "pass pwd secret token key salt pepper credential _pat= rediscli_auth",
         rf"\bset[ \t]+-[a-zA-Z]*x[a-zA-Z]*[ \t]+{_ENV_NAME}[ \t]+(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
