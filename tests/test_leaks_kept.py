@@ -632,3 +632,18 @@ def test_a_resumed_forgotten_session_s_start_marks_nothing_pending(
     kept = {**start, "session_id": "cc-kept"}
     _ok("hook", "claude-code", "SessionStart", input=json.dumps(kept))
     assert [f for f in _files_holding(home, "cc-kept") if f.startswith("hooks/pending/")]
+
+
+def test_a_hook_s_missed_record_names_a_forgotten_session_by_its_kept_id(home: Path) -> None:
+    """A capture hook given no transcript records why it captured nothing ("no transcript
+    of session 'ID' found", ``hooks/missed``; `memctl doctor` shows it) until it captures
+    again: the session stored later (a backfill, `memctl ingest`) and forgotten, that
+    record named it still."""
+    session = "sess-quokka-0001"
+    _ok("hook", "claude-code", "SessionEnd", input=json.dumps({"session_id": session}))
+    assert "hooks/missed/claude-code.SessionEnd" in _files_holding(home, session)
+    said = "user: we deploy the shop with make release\nassistant: Noted.\n"
+    _ok("ingest", "--session-id", session, "--mode", "raw", input=said)
+    _ok("sessions", "forget", session, "--yes")
+    assert _files_holding(home, session) == []
+    assert "no transcript of session 'keyed-" in _ok("doctor")

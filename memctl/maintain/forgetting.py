@@ -162,6 +162,7 @@ def forget_session(
     )
     for old in unkeyed:  # the worker's log names the session it distilled
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
+        done.logs += _missed_renamed(ctx.settings.home, old, keyed_session_id(key, old))
     if target.seqs is None:
         from memctl.ingest.pending import drop_marks
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
@@ -177,6 +178,21 @@ def forget_session(
             folder = ctx.settings.home / LOG_DIR
             done.logs += rewrite_logs(folder, session.source, erase.FORGOTTEN)
     return done
+
+
+def _missed_renamed(home: Path, old: str, new: str) -> int:
+    """Name a forgotten session by the id it is kept under in the hooks' records of why
+    their last run captured nothing (``hooks/missed/<client>.<event>``: "no transcript of
+    session 'ID' found", which `memctl doctor` shows until that hook captures again); how
+    many were rewritten. Only the quoted id: a short one may be a word of the rest."""
+    folder = hook_file(home, "missed", "x").parent
+    named, renamed, changed = f"session {old!r}", f"session {new!r}", 0
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        reason = record.read_text("utf-8", errors="replace")
+        if named in reason:
+            write_private(record, reason.replace(named, renamed))
+            changed += 1
+    return changed
 
 
 def _drop_started(home: Path, session_id: str) -> None:
