@@ -487,11 +487,13 @@ _PASSWORD_OPTIONS = (
     # ``mysqladmin ... password NEW``; Windows' ``/pass:`` (cmdkey) and ``/password:``
     _d("password", "mysqladmin", rf"\bmysqladmin\b[^\n]*?[ \t]password[ \t]+{_VALUE}", _any_value),
     _d("password", "/pass", rf"[ \t]/pass(?:word)?:{_VALUE}", _any_value, re.I),
-    # Impacket's targets ``[DOMAIN/]USER:PASSWORD@HOST``; SQL*Plus's ``USER/PASSWORD[@DB]``
+    # Impacket's targets ``[DOMAIN/]USER:PASSWORD@HOST`` (its scripts: ``psexec.py``, ...);
+    # SQL*Plus's ``USER/PASSWORD[@DB]``
     _d(
         "password",
-        "impacket .py",
-        r"\b(?:impacket-\w+|\w+\.py)\b[^\n]*?[ \t][\"']?(?:[\w.-]+/)?[\w.$-]+:"
+        "impacket exec.py secretsdump mssqlclient getuserspns getnpusers",
+        r"\b(?:impacket-\w+|(?:\w*exec|secretsdump|mssqlclient|GetUserSPNs|GetNPUsers)\.py)\b"
+        r"[^\n]*?[ \t][\"']?(?:[\w.-]+/)?[\w.$-]+:"
         rf"{_NOT_REDACTED}(?P<v>[^\s@\"']{{1,300}})@",
         _any_value,
     ),
