@@ -226,13 +226,18 @@ def _forgotten(settings: Any, session_id: str | None) -> bool:
     """Whether the store keeps this session forgotten (a resumed one: ``kept_as``). Its
     transcript is marked pending by no hook: the mark would hold its id, the transcript's
     path and the directory the forget took out, for as long as the session runs (and after,
-    were its client killed), for a capture that stores nothing of it."""
+    were its client killed), for a capture that stores nothing of it. A store that cannot
+    be read now (busy, damaged) says no: the capture reading the mark tells, and takes it."""
     from memctl.context import Context
+    from memctl.errors import StoreError
 
     if not session_id:
         return False
-    with Context(settings, door="hook") as ctx:
-        return bool(kept_as(ctx, session_id) != session_id)
+    try:
+        with Context(settings, door="hook") as ctx:
+            return bool(kept_as(ctx, session_id) != session_id)
+    except StoreError:
+        return False
 
 
 def _note_started(settings: Any, client: str, session_id: str | None) -> None:
