@@ -462,8 +462,9 @@ _PASSWORD_OPTIONS = (
         _option_value,
     ),
     _d("password", "ipmitool", rf"\bipmitool\b[^\n]*?[ \t]-P[ \t]+{_VALUE}", _any_value),
-    # Redis's ``AUTH [USERNAME] PASSWORD``: given to redis-cli, typed at its prompt, or sent
-    # (``echo 'AUTH V' | nc``); redis-cli takes it in any case, a line alone in capitals
+    # Redis's ``AUTH [USERNAME] PASSWORD``, the command's last word: given to redis-cli (in
+    # any case), or in capitals typed at its prompt (``> AUTH V``) or sent in quotes
+    # (``echo 'AUTH V' | nc``); a line that only begins with it may be prose
     _d(
         "password",
         "auth",
