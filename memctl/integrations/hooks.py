@@ -213,11 +213,14 @@ def outlive_the_client() -> None:
     after /exit) ends this process, not the capture: before, it was cut short, and stored
     only by the next hook, the worker or maintain. Called first thing, before the capture's
     imports: the kill came 1.5-2 s after the hook started on a loaded machine."""
-    child = os.fork()
+    from memctl.integrations import resident
+
+    parent, child = os.getpid(), os.fork()
     if child:
         _, status = os.waitpid(child, 0)
         os._exit(os.waitstatus_to_exitcode(status))
     os.setsid()
+    resident.CLIENT_PID = parent  # the hook's duration counts from the process it started
 
 
 def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
