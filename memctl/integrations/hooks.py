@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from memctl.clients import REGISTRY, copilot
+from memctl.clients import REGISTRY, codex, copilot
 from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
 
@@ -38,7 +38,7 @@ CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
 PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
 # Capture hooks their client kills before a capture may be done: run in a process of
 # their own session, which the client's kill does not reach (``outlive_the_client``)
-OUTLIVED = {(copilot.NAME, e) for e in copilot.KILLED_EVENTS}
+OUTLIVED = {(c.NAME, e) for c in (codex, copilot) for e in c.KILLED_EVENTS}
 LOG = "hooks.log"
 # New transcript bytes a capture hook stores itself; a file with more new is handed to the
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
@@ -210,9 +210,10 @@ def outlives(argv: list[str]) -> bool:
 def outlive_the_client() -> None:
     """Go on in a child in a session of its own; this process waits for it and exits with
     its status. The client's kill (Copilot CLI's SIGKILL to the hook's process group soon
-    after /exit) ends this process, not the capture: before, it was cut short, and stored
-    only by the next hook, the worker or maintain. Called first thing, before the capture's
-    imports: the kill came 1.5-2 s after the hook started on a loaded machine."""
+    after /exit, Codex's at its SessionEnd's 3 s) ends this process, not the capture:
+    before, it was cut short, and stored only by the next hook, the worker or maintain.
+    Called first thing, before the capture's imports: Copilot's kill came 1.5-2 s after
+    the hook started on a loaded machine."""
     from memctl.integrations import resident
 
     parent, child = os.getpid(), os.fork()

@@ -299,3 +299,5 @@ def test_session_end_killed_as_copilot_exits_still_stores_the_session(
             break
         time.sleep(0.1)
     assert session is not None and session.message_count == 20
+    # Codex kills its SessionEnd hook at 3 s: that one forks too, in any spelling
+    assert hooks.outlives(["codex", "session-end"]) and not hooks.outlives(["codex", "Stop"])
