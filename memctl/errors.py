@@ -86,6 +86,11 @@ class InputError(MemctlError):
     exit_code = 6
 
 
+class NoMessagesError(InputError):
+    """A transcript holds no message: one of a session that said nothing, or nothing yet
+    (a client writes its transcript's first records as the session starts)."""
+
+
 class SyncError(MemctlError):
     """The sync repository is unreachable, busy, refuses a push, or is of a newer format."""
 

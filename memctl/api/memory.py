@@ -43,6 +43,10 @@ class RememberRequest:
     scope: str | None = None  # None or 'project': the current project
     source: str = "cli"
     questions: tuple[str, ...] = ()  # ways a person might ask for it (memories/questions.py)
+    # Where an assistant stored it from (MCP memory_store): the client's session, when the
+    # client names it (forgetting that session forgets the memory too), and the client
+    session_id: str | None = None
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.source,
         request.questions,
         replaces,
+        (request.session_id, request.agent_id),
     )
     if not existing:  # its entities and triples, at once (maintain would read it later)
         with ctx.db.atomic():

@@ -19,6 +19,7 @@ from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
 from memctl.memories import operations
 from memctl.memories.privacy import no_session, quoted_ref
+from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.memories.timeparse import parse_since
 from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
@@ -466,8 +467,13 @@ class Origin:
     by_time: bool = False  # a fact the session's tool calls show: the message said then
     # not stored: the machine whose memory came in by sync (it has the session); None: this one
     host: str | None = None
+    # not stored: a session an assistant stored the memory in (MCP memory_store), not
+    # captured yet (forgetting it forgets the memory: it is not one forgotten)
+    running: bool = False
 
     def text(self) -> str:
+        if self.running:
+            return f"session {self.session_id} ({self.unstored()})"
         if not self.first:
             span = "its actions"
         elif self.first == self.last:
@@ -487,6 +493,8 @@ class Origin:
         another machine names a session that machine keeps, not one forgotten here."""
         if self.host:
             return f"on host {self.host[:8]}, where it was stored: sessions do not sync"
+        if self.running:
+            return "the session is not stored yet: its capture hooks store it"
         return "the session is no longer stored"
 
     def to_dict(self) -> dict[str, Any]:
@@ -499,6 +507,7 @@ class Origin:
             "stored": self.stored,
             "by_time": self.by_time,
             "host": self.host,
+            "unstored": None if self.stored else self.unstored(),
         }
 
 
@@ -512,7 +521,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     calls (``session:<id>``) names the message said when the call was made."""
     from memctl.maintain.changes import FOLDS  # maintain's modules: only here
 
-    named: dict[str, list[tuple[str, str]]] = {m.id: [(m.source, m.created_at)] for m in memories}
+    named = {m.id: [(m.source, m.created_at), *_stored_in(m)] for m in memories}
     owner = {m.id: m.id for m in memories}  # a folded memory -> the memory asked about
     wanted = list(owner)
     for _ in range(FOLD_DEPTH):
@@ -533,6 +542,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     # A file's ``source`` is the word of whoever pushed it: one naming a session stored
     # here would open it (``expand``, MCP ``session_expand``) from the file's scope.
     claimed = {m.id: _span(m.source, m.created_at) for m in memories if m.id in hosts}
+    running = {m.id: m.session_id for m in memories if _stored_in(m) and m.id not in hosts}
     result: dict[str, list[Origin]] = {}
     for memory_id, found in spans.items():
         kept: list[Origin] = []
@@ -554,7 +564,12 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
                 )
                 if row and first
                 else Origin(
-                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id)
+                    session_id,
+                    first,
+                    last,
+                    by_time=when is not None,
+                    host=hosts.get(memory_id),
+                    running=running.get(memory_id) == session_id,
                 )
             )
             if origin not in kept:
@@ -562,6 +577,14 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
         if kept:
             result[memory_id] = kept
     return result
+
+
+def _stored_in(memory: Memory) -> list[tuple[str, str]]:
+    """The session an assistant stored ``memory`` in (MCP memory_store), as a source naming
+    it, and when: the message said then is the one that stored it."""
+    if memory.source == ASSISTANT_SOURCE and memory.session_id:
+        return [(f"session:{memory.session_id}", memory.created_at)]
+    return []
 
 
 def _span(source: str, at: str) -> tuple[str, int, int, str | None] | None:

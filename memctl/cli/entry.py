@@ -73,7 +73,10 @@ def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
         options["start_resident"] = start_resident
         if command == "hook" and not {"-h", "--help"} & set(rest):
             from memctl.integrations.hooks import main as hook
+            from memctl.integrations.hooks import outlive_the_client, outlives
 
+            if outlives(rest):
+                outlive_the_client()
             return hook(options, rest)
         if command == "mcp" and not rest:
             from memctl.integrations.mcp_front import main as serve_mcp

@@ -177,7 +177,8 @@ def forget(
     as_json: JsonOption = False,
 ) -> None:
     """Forget a session, or one message, everywhere: its text, the memories distilled from
-    it, every quote of it in the store, its free pages, the WAL and the backups. It is
+    it (a session's: those its assistant stored too), every quote of it in the store, its
+    free pages, the WAL and the backups. It is
     never captured again. Nothing can bring it back. A fact another session states too
     stays, that session its source (named). Other sessions holding its messages
     verbatim (a resume or a fork) are named; --with-copies forgets those messages there."""

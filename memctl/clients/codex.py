@@ -49,6 +49,10 @@ TRUST_FIX = "start `codex` and trust memctl's hooks when it asks (or type /hooks
 # Codex 0.171 cuts a SessionEnd hook's timeout to 3 s, and says so on every start when
 # hooks.json asks for more ("clamping SessionEnd hook timeout to 3s")
 SESSION_END_TIMEOUT = 3
+# and kills it then (SIGKILL: a hook trapping TERM, HUP and INT saw none, and never reached
+# its end; `codex exec` exited 3.1 s after the hook began): the capture runs in a process of
+# its own, which outlives the hook (integrations/hooks.OUTLIVED)
+KILLED_EVENTS = ("SessionEnd",)
 
 
 def trust_note(events: list[str]) -> str:

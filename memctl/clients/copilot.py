@@ -39,6 +39,10 @@ BINARY = "copilot"
 EVENTS = ("sessionStart", "sessionEnd")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("sessionEnd",)
+# Copilot CLI (1.0.102, its TUI in a real terminal) kills its sessionEnd hook with SIGKILL
+# about 1.5 s after /exit, whatever its timeoutSec: the capture runs in a process of its
+# own, which outlives the hook (integrations/hooks.OUTLIVED)
+KILLED_EVENTS = ("sessionEnd",)
 PROMPT_EVENTS = ("userPromptSubmitted",)  # installed with --per-prompt
 TRANSCRIPT_FORMAT = "copilot"
 TRANSCRIPT_GLOBS = ("*/events.jsonl",)

@@ -63,9 +63,13 @@ STORAGE = (
     "storage"  # older versions: session/<project>/<id>.json, message/<session>/, part/<message>/
 )
 PLUGIN_MARK = "// memctl plugin"
-# memctl's memory_search as OpenCode names an MCP server's tool: the server's name in
-# opencode.json, "_", the tool's (1.18.33: each with [^a-zA-Z0-9_-] made "_").
+# memctl's tools as OpenCode names an MCP server's: the server's name in opencode.json,
+# "_", the tool's (1.18.33: each with [^a-zA-Z0-9_-] made "_"). The plugin names the
+# session calling them: a search's "last time" is the session before it, and a memory
+# stored records its session (forgotten with it).
 SEARCH_TOOL = "memctl_memory_search"
+STORE_TOOL = "memctl_memory_store"
+SESSION_TOOLS = (SEARCH_TOOL, STORE_TOOL)
 # The longest a session's first model call waits for its context: the hook takes 1.5-2 s
 # on a loaded 2-core machine (tests/e2e), and OpenCode offline no longer gives it 70 s.
 CONTEXT_WAIT_MS = 3000
@@ -83,7 +87,7 @@ const WAIT_MS = __WAIT__;
 const FRESH_MS = __FRESH__;
 const TASKS = __TASKS__;
 const SESSION_ENV = __SESSION_ENV__;
-const SEARCH_TOOL = __SEARCH_TOOL__;
+const SESSION_TOOLS = __SESSION_TOOLS__;
 const SESSION_ARGUMENT = __SESSION_ARGUMENT__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
@@ -151,11 +155,11 @@ export const MemctlPlugin = async ({ client, directory }) => {
     "shell.env": async (input, output) => {
       if (input?.sessionID && output?.env) output.env[SESSION_ENV] = input.sessionID;
     },
-    // the session a call of memctl's memory_search comes from (OpenCode tells an MCP
-    // server nothing of it, and one server answers all its sessions): named in the
-    // call's arguments, which memctl's server takes out before it reads them
+    // the session a call of memctl's memory_search or memory_store comes from (OpenCode
+    // tells an MCP server nothing of it, and one server answers all its sessions): named
+    // in the call's arguments, which memctl's server takes out before it reads them
     "tool.execute.before": async (input, output) => {
-      if (input?.tool === SEARCH_TOOL && input.sessionID && output?.args) {
+      if (SESSION_TOOLS.includes(input?.tool) && input.sessionID && output?.args) {
         output.args[SESSION_ARGUMENT] = input.sessionID;
       }
     },
@@ -227,7 +231,7 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
     text = text.replace("__FRESH__", str(CONTEXT_FRESH_MS))
     text = text.replace("__TASKS__", json.dumps(list(TASK_PROMPTS)))
     text = text.replace("__SESSION_ENV__", json.dumps(ASKING_ENV))
-    text = text.replace("__SEARCH_TOOL__", json.dumps(SEARCH_TOOL))
+    text = text.replace("__SESSION_TOOLS__", json.dumps(list(SESSION_TOOLS)))
     text = text.replace("__SESSION_ARGUMENT__", json.dumps(SESSION_ARGUMENT))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
     _plan_offline(plan, path.parent.parent, remove)
@@ -300,6 +304,7 @@ OLDER_PLUGINS = (
         "does not name its session to memory_search nor leave a resumed session's own "
         "digest out of its block",
     ),
+    ("const SESSION_TOOLS", "does not name its session to memory_store"),
 )
 
 

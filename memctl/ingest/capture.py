@@ -24,7 +24,7 @@ from pathlib import Path
 from memctl.config.files import known_forget_key
 from memctl.config.scope import folder_scope, keyed_path, project_root, project_scope
 from memctl.context import Context
-from memctl.errors import InputError, UsageError
+from memctl.errors import NoMessagesError, UsageError
 from memctl.ingest.capture_report import MODES, Captured, CaptureReport, IngestOptions
 from memctl.ingest.known import Known, new_messages
 from memctl.ingest.parse import Transcript, read_transcript
@@ -119,7 +119,7 @@ def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str)
     tally = transcript.tally
     if first is None:
         first_note = f": {tally.notes[0]}" if tally.notes else ""
-        raise InputError(
+        raise NoMessagesError(
             f"found no messages in {name} ({tally.skipped} records passed over, "
             f"{tally.malformed} malformed{first_note})"
         )

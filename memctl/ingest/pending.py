@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from memctl.config import Settings, settings_from_flags
 from memctl.config.files import DIR_MODE, open_private, write_private
 from memctl.context import Context
-from memctl.errors import InputError
+from memctl.errors import InputError, NoMessagesError
 from memctl.home import HOOKS
 from memctl.memories.privacy import safe_line
 
@@ -284,13 +284,25 @@ def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:
         with contextlib.ExitStack() as stack:
             here = settings is ctx.settings
             there = ctx if here else stack.enter_context(ctx.elsewhere(settings))
-            done = capture_in_chunks(there, entry.path, options)
+            try:
+                done = capture_in_chunks(there, entry.path, options)
+            except NoMessagesError:
+                no_messages_yet(home, entry, size)
+                return Chunked()
         if done.forgotten:  # its path, directory and id, which the forget took out
             forget(home, entry.path)
         else:
             remember(home, replace(entry, size=size))
             mark_spawned(home, entry, done.session_id, done.spawned)
     return done
+
+
+def no_messages_yet(home: Path, entry: Pending, size: int) -> None:
+    """A pending transcript that holds no message (a session started, its first prompt not
+    written yet; or one that said nothing): it stays pending, with the size read, so it is
+    read again once it grows (the session's first turn, even one its client is killed in)
+    and dropped once idle for ``hooks.recapture_hours``, as a captured one is."""
+    remember(home, replace(entry, size=size, seen=time.time(), error=""))
 
 
 def mark_spawned(home: Path, parent: Pending, session_id: str, threads: list[str]) -> None:

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from memctl.clients import REGISTRY
+from memctl.clients import REGISTRY, codex, copilot
 from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
 
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
 PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
+# Capture hooks their client kills before a capture may be done: run in a process of
+# their own session, which the client's kill does not reach (``outlive_the_client``)
+OUTLIVED = {(c.NAME, e) for c in (codex, copilot) for e in c.KILLED_EVENTS}
 LOG = "hooks.log"
 # New transcript bytes a capture hook stores itself; a file with more new is handed to the
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
@@ -195,6 +198,30 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
         return output
     capture_event(settings, client, event, payload)
     return ""
+
+
+def outlives(argv: list[str]) -> bool:
+    """Whether ``memctl hook`` ``argv`` (CLIENT EVENT) is a capture hook its client kills
+    before a capture may be done (``OUTLIVED``)."""
+    client, given = (argv + ["", ""])[:2]
+    return (client, canonical(client, given)) in OUTLIVED
+
+
+def outlive_the_client() -> None:
+    """Go on in a child in a session of its own; this process waits for it and exits with
+    its status. The client's kill (Copilot CLI's SIGKILL to the hook's process group soon
+    after /exit, Codex's at its SessionEnd's 3 s) ends this process, not the capture:
+    before, it was cut short, and stored only by the next hook, the worker or maintain.
+    Called first thing, before the capture's imports: Copilot's kill came 1.5-2 s after
+    the hook started on a loaded machine."""
+    from memctl.integrations import resident
+
+    parent, child = os.getpid(), os.fork()
+    if child:
+        _, status = os.waitpid(child, 0)
+        os._exit(os.waitstatus_to_exitcode(status))
+    os.setsid()
+    resident.CLIENT_PID = parent  # the hook's duration counts from the process it started
 
 
 def _mark_started(settings: Any, client: str, payload: dict[str, Any]) -> None:
@@ -415,7 +442,9 @@ def _catch_up(settings: Any, client: str, skip: str) -> None:
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
     """Capture a transcript file. It is marked pending first (size -1: not captured whole),
     so a capture killed, out of disk, or too big to finish within the client's timeout
-    (handed to the detached worker) is done by the next hook, the worker or maintain."""
+    (handed to the detached worker) is done by the next hook, the worker or maintain. One
+    holding no message yet stays pending, quietly, until it grows."""
+    from memctl.errors import NoMessagesError
     from memctl.ingest import pending
 
     size = Path(path).stat().st_size
@@ -428,6 +457,9 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
             return
         try:
             result = _ingest(settings, client, path, None, session_id, INLINE_BYTES)
+        except NoMessagesError:  # a session just started (another's hook reads it), or mute
+            pending.no_messages_yet(settings.home, entry, size)
+            return
         except Exception as exc:  # the mark stays, saying why, for doctor and the next try
             from memctl.memories.privacy import safe_line
 

@@ -100,6 +100,12 @@ def call_session(arguments: Any, meta: Any) -> tuple[Any, str | None]:
     return rest, named if isinstance(named, str) and named else meta_session(meta)
 
 
+def asking(ctx: Context) -> str | None:
+    """The session a tool call comes from: the one the call names (Codex, memctl's
+    OpenCode plugin), else the one the server's client runs now."""
+    return CALL_SESSION.get() or _running(ctx)
+
+
 def _running(ctx: Context) -> str | None:
     """The session the server's client runs now (``hooks_state.running_session``), the
     one its environment names known by its keyed id too (a forgotten one, resumed)."""
@@ -133,7 +139,7 @@ def memory_search(
         # the session asking: named by the call (Codex, memctl's OpenCode plugin), else by
         # the server's environment (Claude Code's, which names the session that started
         # the server) or the later one its client started since (after a /clear)
-        session=session or CALL_SESSION.get() or _running(ctx),
+        session=session or asking(ctx),
     )
     response = recall_api.recall(ctx, request)
     result = response.result

@@ -22,6 +22,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
@@ -44,6 +45,7 @@ from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.integrations import mcp_search
 from memctl.integrations.mcp_search import SERVER_NAME, brief
 from memctl.memories.privacy import scrub
+from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.model import Memory
 
 T = TypeVar("T")
@@ -150,12 +152,31 @@ def arguments_error(tool: str, parameters: dict[str, bool], given: dict[str, Any
     return f"{tool}: missing argument {missing[0]!r}" if missing else None
 
 
+# The client of the call being answered (set by the server for the call: call_client)
+CALL_CLIENT: ContextVar[str | None] = ContextVar("memctl_call_client", default=None)
+CLIENT_NAME_CHARS = 64  # of a name a client gives itself that memctl does not know
+
+
 def call_meta(context: Any) -> Any:
     """A tool call's ``_meta`` (None outside a request)."""
     try:
         return context.request_context.meta
     except (AttributeError, ValueError):  # no context, or none of a request
         return None
+
+
+def call_client(context: Any) -> str | None:
+    """The client a tool call comes from, by memctl's name for it (``clients.REGISTRY``:
+    Codex calls itself "codex-mcp-client") or else as it names itself in the handshake
+    (``clientInfo``); None when it gave none."""
+    try:
+        named = context.request_context.session.client_params.client_info.name
+    except (AttributeError, ValueError):  # no request, or no handshake seen
+        return None
+    if not isinstance(named, str) or not named.strip():
+        return None
+    known = (name for name in REGISTRY if name in named.lower())
+    return next(known, " ".join(named.split())[:CLIENT_NAME_CHARS])
 
 
 class Server(MCPServer):
@@ -170,6 +191,7 @@ class Server(MCPServer):
         if name in self.parameters and problem:
             raise ToolError(problem)
         mcp_search.CALL_SESSION.set(session)
+        CALL_CLIENT.set(call_client(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -178,6 +200,17 @@ class Server(MCPServer):
             first = exc.__cause__.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise ToolError(f"{name}: argument {where!r}: {first['msg']}") from None
+
+
+def stored_in(ctx: Context, session_id: str | None) -> str | None:
+    """The id a memory stored from ``session_id`` names it by: the keyed id the store
+    keeps a forgotten session under when it is resumed (``hooks.kept_as``), so the id
+    forgotten is not written again."""
+    if not session_id:
+        return None
+    from memctl.integrations.hooks import kept_as
+
+    return str(kept_as(ctx, session_id))
 
 
 class Door:
@@ -328,16 +361,23 @@ def _curation_tools(door: Door) -> None:
         findable and are never shown. Returns the memory (with its id); "existing" is true
         when the same text was already stored and no copy was made; "questions" says which
         were kept and which were dropped as not about the fact."""
-        request = memory_api.RememberRequest(
-            text,
-            category,
-            tuple(tags or ()),
-            importance,
-            scope,
-            source="mcp",
-            questions=tuple(questions or ()),
-        )
-        stored = call(lambda: memory_api.remember(ctx, request))
+        asking, client = mcp_search.asking(ctx), CALL_CLIENT.get()
+
+        def store() -> memory_api.Remembered:
+            request = memory_api.RememberRequest(
+                text,
+                category,
+                tuple(tags or ()),
+                importance,
+                scope,
+                source=ASSISTANT_SOURCE,
+                questions=tuple(questions or ()),
+                session_id=stored_in(ctx, asking),
+                agent_id=client,
+            )
+            return memory_api.remember(ctx, request)
+
+        stored = call(store)
         return {
             **brief(stored.memory),
             "existing": stored.existing,

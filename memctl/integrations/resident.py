@@ -79,7 +79,8 @@ HOOK_EVENTS = (
 OFF = ("0", "false", "no", "off")  # recall.resident's false values (config.settings)
 RESIDENT_KEY = "recall.resident"
 RESIDENT_ENV = "MEMCTL_RECALL_RESIDENT"
-# In a child of the resident process: the client's process id (hooks time the client).
+# In a child of the resident process, or of a hook that outlives its client
+# (hooks.outlive_the_client): the process the client started (hooks time from its start).
 CLIENT_PID: int | None = None
 SUN_PATH_MAX = 100  # an AF_UNIX address longer than this is reached through /proc/self/fd
 GROUP_OTHER_WRITE = 0o022  # mode bits that would let another user replace the socket

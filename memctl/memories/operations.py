@@ -181,11 +181,13 @@ def remember_once(
     source: str = "cli",
     questions: Sequence[str] = (),
     replaces: Callable[[str, str], bool] | None = None,
+    stored_from: tuple[str | None, str | None] = (None, None),
 ) -> tuple[Memory, bool, Questions, list[Memory]]:
     """(memory, already stored, its questions, the memories it superseded): a text already
     stored in the scope is not stored twice (the questions given are added to it); questions
     not about the memory are dropped (memories/questions.py); the active memories of its
-    scope near it that ``replaces(text, theirs)`` says it replaces are superseded by it."""
+    scope near it that ``replaces(text, theirs)`` says it replaces are superseded by it.
+    ``stored_from``: the session and the agent a new memory records (an assistant's)."""
     from memctl.memories.questions import Questions, clean_questions, on_topic
 
     check_unit("importance", importance)
@@ -198,6 +200,8 @@ def remember_once(
         scope=default_scope(ctx, scope, category),
         tags=kept_tags(tags or []),
         source=source,
+        session_id=stored_from[0],
+        agent_id=stored_from[1],
     )
     asked = clean_questions(questions)
     existing = store.same_content(ctx.db, memory.content_hash, memory.scope)

@@ -36,6 +36,7 @@ from memctl.store.message_search import message_role
 from memctl.store.sync import HOST_ID, SyncFile, claimed_files
 
 YOU = "you"
+ASSISTANT_SOURCE = "mcp"  # the source of what an assistant stored (MCP memory_store)
 _DOWNLOAD = r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch|aria2c|scp)\b"
 # What runs a file: a shell or interpreter given a file, ``source``/``.``, ``./file``, or
 # making it executable; after a command separator (``;``, ``&&``, ``||``, a new line).
@@ -81,7 +82,7 @@ def origin(memory: Memory, host: str | None = None) -> str:
         return YOU if role == "user" else (role or "session")
     if source.startswith("file:"):
         return "import"
-    if source == "mcp":
+    if source == ASSISTANT_SOURCE:
         return "assistant"
     if source == GRAPH_SOURCE:
         return "knowledge graph"

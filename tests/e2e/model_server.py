@@ -7,6 +7,9 @@ The model's script is simple and deterministic:
 - a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
   whose name ends in ``memory_search`` with that query; with ``AGAIN: <query>`` too, it
   calls it a second time, with that query, once the first result is in;
+- a prompt containing ``STORE: <fact>`` makes the model call the offered tool whose name
+  ends in ``memory_store`` with that text first; with ``SEARCH: <query>`` after it, the
+  search follows once the store's result is in;
 - a prompt containing ``RUN: <command>`` makes the model run that shell command with the
   client's own shell tool (Claude Code's ``Bash``, OpenCode's ``bash``, Codex's
   ``exec_command`` or ``shell``), then quote its output;
@@ -36,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SEARCH = re.compile(r"SEARCH: ([^\n\"]+?)(?= AGAIN:|$|\n|\")")
+STORE = re.compile(r"STORE: ([^\n\"]+?)(?= SEARCH:|$|\n|\")")
 AGAIN = re.compile(r"AGAIN: ([^\n\"]+)")
 DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
 RUN = re.compile(r"RUN: ([^\n\"]+)")
@@ -51,7 +55,7 @@ SPAWN_TOOL = "spawn_agent"  # Codex's (0.171, namespace multi_agent_v1)
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
-SEARCH_ID, AGAIN_ID = "toolu_search", "toolu_again"
+SEARCH_ID, AGAIN_ID, STORE_ID = "toolu_search", "toolu_again", "toolu_store"
 HOLD = "HOLD"
 HOLD_SECONDS = 120.0
 
@@ -101,17 +105,21 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
     tools = [t.get("name", "") for t in body.get("tools") or []]
     search = next((t for t in tools if t.endswith("memory_search")), None)
+    store = next((t for t in tools if t.endswith("memory_store")), None)
     said = "\n".join(_texts(u) for u in users)
     again = AGAIN.search(said)
+    found = SEARCH.search(said)
+    stored = STORE.search(said)
     answered = str(results[-1].get("tool_use_id")) if results else ""
     if answered.startswith(SEARCH_ID) and again and search:
         return {"tool": search, "input": {"query": again.group(1).strip()}, "id": AGAIN_ID}
+    if answered.startswith(STORE_ID) and found and search:
+        return {"tool": search, "input": {"query": found.group(1).strip()}, "id": SEARCH_ID}
     if results and not answered.startswith(WAIT_ID):
         return {"text": "Memory says: " + _texts(results[-1])[:2000]}
     answer = extraction(_texts(last))
     if answer is not None:
         return {"text": answer}
-    found = SEARCH.search(said)
     task = DELEGATE.search(said)
     agent = next((t for t in tools if t in AGENT_TOOLS), None)
     if task and agent and not results:
@@ -124,9 +132,11 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     if command and shell and not results:
         job = {"command": command.group(1).strip(), "description": "a command"}
         return {"tool": shell, "input": job, "id": RUN_ID}
+    if stored and store and not answered.startswith(STORE_ID):
+        return {"tool": store, "input": {"text": stored.group(1).strip()}, "id": STORE_ID}
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "id": SEARCH_ID}
-    if found and WAIT_TOOL in tools and not results:
+    if (found or stored) and WAIT_TOOL in tools and not results:
         return {"tool": WAIT_TOOL, "input": {}, "id": WAIT_ID}
     return {"text": "ok"}
 
@@ -199,15 +209,24 @@ def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
         (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_search"),
         None,
     )
+    store = next(
+        (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_store"),
+        None,
+    )
     again = AGAIN.search(prompt)
+    found = SEARCH.search(prompt)
+    stored = STORE.search(prompt)
     if len(outputs) == 1 and again and search:
         return {"tool": search, "input": {"query": again.group(1).strip()}, "call": 2}
+    if len(outputs) == 1 and stored and store and found and search:
+        return {"tool": search, "input": {"query": found.group(1).strip()}, "call": 2}
     if outputs:
         return {"text": "Memory says: " + _texts(outputs[-1].get("output"))[:2000]}
     answer = extraction(prompt)
     if answer is not None:
         return {"text": answer}
-    found = SEARCH.search(prompt)
+    if stored and store:
+        return {"tool": store, "input": {"text": stored.group(1).strip()}, "call": 1}
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "call": 1}
     task = DELEGATE.search(prompt)
@@ -326,13 +345,20 @@ def chat_plan(body: dict[str, Any]) -> dict[str, Any]:
     tool's result (the last message) is quoted; ``SEARCH:`` calls the offered function
     whose name ends in ``memory_search`` (Copilot CLI names it ``memctl-memory_search``)."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    if messages and messages[-1].get("role") == "tool":
-        return {"text": "Memory says: " + _texts(messages[-1].get("content"))[:2000]}
     users = [m for m in messages if m.get("role") == "user"]
     prompt = _texts(users[-1].get("content")) if users else ""
     names = [(t.get("function") or {}).get("name") or "" for t in body.get("tools") or []]
     search = next((n for n in names if n.endswith("memory_search")), None)
+    store = next((n for n in names if n.endswith("memory_store")), None)
     found = SEARCH.search(prompt)
+    stored = STORE.search(prompt)
+    if messages and messages[-1].get("role") == "tool":
+        called = _texts(messages[-2]) if len(messages) > 1 else ""
+        if found and search and store and store in called:  # the store's: now the search
+            return {"tool": search, "input": {"query": found.group(1).strip()}}
+        return {"text": "Memory says: " + _texts(messages[-1].get("content"))[:2000]}
+    if stored and store:
+        return {"tool": store, "input": {"text": stored.group(1).strip()}}
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}}
     command = RUN.search(prompt)

@@ -41,6 +41,8 @@ from tests.e2e.model_server import ScriptedModel, scripted_model
 CLIENTS = Path(os.environ.get("MEMCTL_CLIENTS_DIR") or ROOT / ".cache" / "clients")
 BIN = CLIENTS / "node_modules" / ".bin"
 FACTS = "I prefer tabs over spaces in Makefiles. We deploy with make release from main."
+# What the model stores through memctl's memory_store (the scripted model's STORE:)
+STORED = "The changelog is written by scripts/changelog.py before each release."
 
 
 def client_or_skip(name: str) -> Path:
@@ -162,11 +164,11 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     third = world.run(
         claude,
         "-p",
-        "SEARCH: how do we deploy",
+        f"STORE: {STORED} SEARCH: how do we deploy",
         "--output-format",
         "json",
         "--allowedTools",
-        "mcp__memctl__memory_search",
+        "mcp__memctl__memory_search,mcp__memctl__memory_store",
     )
     assert third.returncode == 0, third.stderr
     first_request = world.model.bodies("/v1/messages")[before_third]
@@ -174,6 +176,8 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert "mcp__memctl__memory_search" in tools  # alwaysLoad: listed from the first request
     answer = json.loads(third.stdout)["result"]
     assert answer.startswith("Memory says:") and "make release from main" in answer
+    # what it stored names the session it came from (the server's environment names it)
+    stored_in = stored_from(world, json.loads(third.stdout)["session_id"], "claude-code")
     # a sub-agent: SubagentStop stores its own transcript with the session as it ends
     # (Stop and SessionEnd hand memctl the session's transcript only: with its report)
     fourth = world.run(
@@ -199,6 +203,26 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     claude_status = next(s for s in status if s["client"] == "claude-code")
     assert {"SessionStart", "Stop", "SubagentStop", "SessionEnd"} <= set(claude_status["fired"])
+    # the memory goes with its session
+    world.memctl("sessions", "forget", stored_in, "--yes")
+    assert not any(STORED in m for m in world.memories())
+
+
+def stored_from(world: World, session: str, client: str) -> str:
+    """The session the memory the model stored (``STORED``) came from, once the client's
+    hooks stored that session: it is ``session``, the client ``client``; `memctl get` names
+    the message said then. Returns the memory's id."""
+    (memory,) = [
+        m for m in json.loads(world.memctl("list", "--json").stdout) if STORED in m["content"]
+    ]
+    assert (memory["source"], memory["session_id"], memory["agent_id"]) == ("mcp", session, client)
+    for _ in range(120):  # stored by the hooks, which the client may not wait for
+        (origin,) = json.loads(world.memctl("get", memory["id"], "--json").stdout)["origins"]
+        if origin["stored"]:
+            break
+        time.sleep(0.5)
+    assert origin["stored"] and origin["session_id"] == session and origin["first"] > 0
+    return session
 
 
 def codex_args(world: World, *extra: str) -> list[str]:
@@ -251,12 +275,18 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
 
     seen = len(world.model.bodies("/v1/responses"))
     search = world.run(  # as installed: the server is required and its tools approved
-        codex, *codex_args(world, "--dangerously-bypass-hook-trust"), "SEARCH: how do we deploy"
+        codex,
+        *codex_args(world, "--dangerously-bypass-hook-trust"),
+        f"STORE: {STORED} SEARCH: how do we deploy",
     )
     assert search.returncode == 0, search.stderr
     later = world.requests_text("/v1/responses", seen)
     assert "<memctl-context>" in later and "We deploy with make release from main." in later
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+    # what it stored names its thread (each call's _meta names it)
+    thread = re.search(r"^session id: (\S+)$", search.stderr, re.M)  # codex exec's header
+    assert thread, search.stderr
+    stored_from(world, thread.group(1), "codex")
 
 
 def cut_short(world: World, argv: list[str | Path], how: signal.Signals, path: str) -> None:
@@ -531,7 +561,7 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     (world.home / ".config" / "opencode" / "package-lock.json").unlink()
     seen = len(world.model.bodies("/v1/messages"))
     with npm_registry(world) as asked:
-        search = world.run(opencode, "run", "SEARCH: how do we deploy")
+        search = world.run(opencode, "run", f"STORE: {STORED} SEARCH: how do we deploy")
         assert search.returncode == 0, search.stderr
         assert asked
     systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
@@ -559,6 +589,7 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     ]
     ((asking, arguments),) = searched
     assert arguments == {"query": "how do we deploy", SESSION_ARGUMENT: asking}
+    stored_from(world, asking, "opencode")  # the plugin names it to memory_store too
     every = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")]
     titles = [s for s in every if "title generator" in s]
     assert titles and not any("<memctl-context>" in s for s in titles)

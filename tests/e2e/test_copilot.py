@@ -16,7 +16,7 @@ import pytest
 
 from memctl.retrieve import identity
 from tests.e2e.model_server import scripted_model
-from tests.e2e.test_clients import CLIENTS, FACTS, World, client_or_skip
+from tests.e2e.test_clients import CLIENTS, FACTS, STORED, World, client_or_skip, stored_from
 
 pytestmark = pytest.mark.e2e
 VERSION = "1.0.102"  # the version this test was written against (scripts/install-clients)
@@ -73,7 +73,7 @@ def test_copilot_gets_the_context_block_and_the_prompts_memories_searches_and_is
     world.env["MEMCTL_CONTEXT_ESSENTIALS_BUDGET"] = "0"
 
     seen = len(world.model.bodies("/v1/chat/completions"))
-    prompt = "When is the staging cluster rebuilt? SEARCH: deploy release"
+    prompt = f"When is the staging cluster rebuilt? STORE: {STORED} SEARCH: deploy release"
     done = world.run(copilot, "-p", prompt, *HEADLESS)
     assert done.returncode == 0, done.stderr
     assert "Memory says:" in done.stdout and "make release from main" in done.stdout  # MCP
@@ -91,6 +91,8 @@ def test_copilot_gets_the_context_block_and_the_prompts_memories_searches_and_is
     assert prompt in stored
     assert "[tool result memctl-memory_search]" in stored  # memctl's own answer: a bare note
     assert not any("<memctl-context>" in m for m in stored)
+    # what the model stored names the session (its MCP server's environment names it)
+    stored_from(world, events.parent.name, "copilot")
     kept = [p for p in world.data.rglob("*") if p.is_file()]  # the database, its spool, logs
     assert kept and not [p for p in kept if API_KEY.encode() in p.read_bytes()]
     fired = json.loads(world.memctl("install", "status", "--json").stdout)

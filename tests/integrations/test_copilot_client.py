@@ -19,6 +19,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +33,7 @@ from memctl.clients import copilot
 from memctl.clients.base import Launcher, Where
 from memctl.config import load_settings
 from memctl.context import Context
+from memctl.ingest import pending
 from memctl.ingest.backfill import store_all
 from memctl.ingest.digest import build_digest
 from memctl.ingest.parse import read_transcript
@@ -259,3 +265,39 @@ def test_its_create_and_edit_are_file_writes_and_its_other_write_tools_are_not()
     assert (digest.created, digest.edited) == ([path], [path])
     for other in ("write_agent", "write_bash", "memctl-memory_profile_write", "create_goal"):
         assert not writes_files(other), other
+
+
+def test_session_end_killed_as_copilot_exits_still_stores_the_session(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI's TUI kills its sessionEnd hook (SIGKILL, the hook's process group)
+    about 1.5 s after /exit, whatever its timeoutSec (a real run in tmux): the capture the
+    hook started was cut short, the session stored only by a later hook, the worker or
+    maintain. It runs in a process of its own session now, which the kill does not reach."""
+    state = tmp_path / "copilot-home" / copilot.STATE_DIR / SESSION
+    state.mkdir(parents=True)
+    transcript = state / copilot.TRANSCRIPT
+    transcript.write_bytes(FIXTURE.read_bytes())
+    monkeypatch.setenv(copilot.HOME_ENV, str(tmp_path / "copilot-home"))
+    payload = {"sessionId": SESSION, "reason": "user_exit", "cwd": str(tmp_path)}
+    argv = [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false"]
+    ending = subprocess.Popen(
+        [*argv, "hook", "copilot", "sessionEnd"], stdin=subprocess.PIPE, start_new_session=True
+    )
+    assert ending.stdin is not None
+    ending.stdin.write(json.dumps(payload).encode())
+    ending.stdin.close()
+    while not pending.marked(home, str(transcript)):  # its capture has begun
+        assert ending.poll() is None, "the hook ended before its capture began"
+        time.sleep(0.005)
+    os.killpg(ending.pid, signal.SIGKILL)
+    ending.wait()
+    for _ in range(600):  # the capture goes on in its own process
+        with Context(load_settings()) as ctx:
+            session = get_session(ctx.db, SESSION)
+        if session is not None and session.message_count == 20:
+            break
+        time.sleep(0.1)
+    assert session is not None and session.message_count == 20
+    # Codex kills its SessionEnd hook at 3 s: that one forks too, in any spelling
+    assert hooks.outlives(["codex", "session-end"]) and not hooks.outlives(["codex", "Stop"])

@@ -474,6 +474,34 @@ def test_codex_subagent_start_keeps_the_sub_agent_for_its_parents_session(
     assert not (home / "logs" / "hooks.log").exists()
 
 
+def test_a_session_just_started_stays_pending_through_another_sessions_capture(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex writes a rollout's first records as a session starts, and its SessionStart
+    hook marks it pending (a session killed in its first turn runs no capture hook). A
+    capture hook of another session, recapturing what is pending, found no message in it
+    yet: it dropped the mark and logged a traceback (seen with Copilot CLI's /clear: the
+    old session's sessionEnd ran as the new one started), so that session, killed in its
+    first turn, was never stored. It stays pending, quietly, and is stored once it grows."""
+    lines = (TRANSCRIPTS / "codex-0.171.jsonl").read_text().splitlines(keepends=True)
+    starting = tmp_path / "rollout-starting.jsonl"
+    starting.write_text("".join(lines[:3]))  # its meta, its task, its instructions
+    start = {"session_id": "starting", "transcript_path": str(starting), "cwd": str(tmp_path)}
+    hook(["codex", "SessionStart"], {**start, "hook_event_name": "SessionStart"}, capsys)
+    with Context(load_settings()) as ctx:  # maintain or the worker first: no failure either
+        assert [why for _, why in pending.capture_grown(ctx, print) if isinstance(why, str)] == []
+    other = shutil.copy(TRANSCRIPTS / "codex.jsonl", tmp_path / "rollout-other.jsonl")
+    stop = {"transcript_path": str(other), "cwd": str(tmp_path), "hook_event_name": "Stop"}
+    hook(["codex", "Stop"], stop, capsys)
+    assert not (home / "logs" / "hooks.log").exists()
+    assert pending.marked(home, str(starting))
+    starting.write_text("".join(lines))  # its first turn; then its terminal closed
+    hook(["codex", "Stop"], stop, capsys)  # the next hook of any session
+    with Context(load_settings()) as ctx:
+        said = [m.content for m in messages_after(ctx.db, "starting", 0)]
+    assert said and not (home / "logs" / "hooks.log").exists()
+
+
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:
     """A Claude Code transcript of ``messages`` user messages, each its line ``repeat`` times
     and followed by a file-history snapshot of ``padding`` bytes (a record that holds no
