@@ -30,6 +30,7 @@ from hypothesis import settings
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from tests import bytecode
 from tests.cli_server import Server
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
@@ -47,6 +48,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # process), and each worker rewrote every test module; the benchmarks drop it too.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In pytest-xdist's controller (its own hook, which starts the workers, runs last): the
+    run's test modules rewritten and compiled once, before the workers start
+    (``tests/bytecode.py``)."""
+    if session.config.pluginmanager.has_plugin("dsession"):
+        bytecode.write_for_workers(session)
 
 
 @pytest.fixture(scope="session")
