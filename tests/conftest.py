@@ -430,20 +430,29 @@ def _starts_processes(code: types.CodeType, found_in: dict[str, object], seen: s
     )
 
 
+_function_starts_processes: dict[types.CodeType, bool] = {}  # a fixture serves many tests
+
+
+def _function_is_slow(function: Any) -> bool:
+    """``_starts_processes`` of a test or fixture function, found once a collection (the
+    fixtures every test uses were walked again for each of ~2,800 tests)."""
+    function = inspect.unwrap(function)
+    code = function.__code__
+    if code not in _function_starts_processes:
+        _function_starts_processes[code] = _starts_processes(code, function.__globals__, set())
+    return _function_starts_processes[code]
+
+
 def _is_slow(item: pytest.Function) -> bool:
     if SLOW_FIXTURES & set(item.fixturenames):
         return True
-    seen: set[object] = set()
     functions = [item.function] + [
         definition.func
         for definitions in item._fixtureinfo.name2fixturedefs.values()
         for definition in definitions
         if getattr(definition.func, "__module__", "").startswith("tests")
     ]
-    return any(
-        _starts_processes(inspect.unwrap(f).__code__, inspect.unwrap(f).__globals__, seen)
-        for f in functions
-    )
+    return any(_function_is_slow(f) for f in functions)
 
 
 def pytest_collection_finish() -> None:
