@@ -8,8 +8,9 @@ import, themselves: three times the work. Here two forks of the controller do it
 before any worker starts, meeting in the middle: one imports the run's test modules in
 order (pytest's import hook rewrites each and writes its bytecode, as a worker would; what
 they import is compiled and written too), the other rewrites them from the last, without
-running them. The workers find the bytecode. A clone whose bytecode is current only checks
-each test module's file: nothing is forked.
+running them, after what pytest rewrote in the controller itself (conftest.py, the plugins'
+packages). The workers find the bytecode. A clone whose bytecode is current only stats
+each module's bytecode file: nothing is forked.
 
 pytest keeps no public way to rewrite a module without importing it: the names below are
 its own (``_pytest.assertion.rewrite``); with a pytest that lacks them nothing is written
@@ -40,9 +41,13 @@ def write_for_workers(session: pytest.Session) -> None:
         return
     paths = stale(test_modules(session.config))
     loaded = uncompiled()
-    if not paths and not loaded:
+    plugins = stale(rewritten_here())
+    if not paths and not loaded and not plugins:
         return
-    children = [fork(importing, paths, loaded), fork(rewriting, paths[::-1], session.config)]
+    children = [
+        fork(importing, paths, loaded),
+        fork(rewriting, plugins + paths[::-1], session.config),
+    ]
     for pid in children:
         os.waitpid(pid, 0)
 
@@ -87,8 +92,9 @@ def stale(paths: list[Path]) -> list[Path]:
 
 def uncompiled() -> list[tuple[str, str]]:
     """(source, bytecode file) of each module this process loaded from source before
-    conftest let bytecode be written (pytest, xdist, hypothesis, conftest's imports): under
-    PYTHONDONTWRITEBYTECODE each of the four pytest processes compiled them on every run."""
+    conftest let bytecode be written (pytest, xdist, conftest's imports: under
+    PYTHONDONTWRITEBYTECODE the controller writes none; its workers, started without it,
+    each compiled them at once in a fresh clone)."""
     found = []
     for module in list(sys.modules.values()):
         spec = getattr(module, "__spec__", None)
@@ -96,6 +102,21 @@ def uncompiled() -> list[tuple[str, str]]:
             continue  # built in, an extension, or a test module (pytest's loader has its own)
         if spec.origin and spec.cached and not os.path.exists(spec.cached):
             found.append((spec.origin, spec.cached))
+    return found
+
+
+def rewritten_here() -> list[Path]:
+    """The modules this process loaded through pytest's rewriting hook other than test
+    modules: conftest.py and the plugins' packages pytest rewrites (hypothesis, all of it),
+    written by no one before the workers start."""
+    from _pytest.assertion.rewrite import AssertionRewritingHook
+
+    found = []
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        if isinstance(getattr(spec, "loader", None), AssertionRewritingHook) and spec.origin:
+            if not Path(spec.origin).name.startswith("test_"):
+                found.append(Path(spec.origin))
     return found
 
 
@@ -125,7 +146,8 @@ def importing(paths: list[Path], loaded: list[tuple[str, str]]) -> None:
 
 
 def rewriting(paths: list[Path], config: pytest.Config) -> None:
-    """Rewrite and write the bytecode of ``paths`` the importing fork has not reached."""
+    """Rewrite and write the bytecode of ``paths``, up to the first the importing fork has
+    written (``paths``: the plugins', then the test modules from the last)."""
     from _pytest.assertion.rewrite import _rewrite_test, _write_pyc, assertstate_key
 
     state = config.stash[assertstate_key]
