@@ -30,6 +30,7 @@ from hypothesis import settings
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from tests import bytecode
 from tests.cli_server import Server
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
@@ -47,6 +48,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # process), and each worker rewrote every test module; the benchmarks drop it too.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In pytest-xdist's controller (its own hook, which starts the workers, runs last): the
+    run's test modules rewritten and compiled once, before the workers start
+    (``tests/bytecode.py``)."""
+    if session.config.pluginmanager.has_plugin("dsession"):
+        bytecode.write_for_workers(session)
 
 
 @pytest.fixture(scope="session")
@@ -421,20 +430,29 @@ def _starts_processes(code: types.CodeType, found_in: dict[str, object], seen: s
     )
 
 
+_function_starts_processes: dict[types.CodeType, bool] = {}  # a fixture serves many tests
+
+
+def _function_is_slow(function: Any) -> bool:
+    """``_starts_processes`` of a test or fixture function, found once a collection (the
+    fixtures every test uses were walked again for each of ~2,800 tests)."""
+    function = inspect.unwrap(function)
+    code = function.__code__
+    if code not in _function_starts_processes:
+        _function_starts_processes[code] = _starts_processes(code, function.__globals__, set())
+    return _function_starts_processes[code]
+
+
 def _is_slow(item: pytest.Function) -> bool:
     if SLOW_FIXTURES & set(item.fixturenames):
         return True
-    seen: set[object] = set()
     functions = [item.function] + [
         definition.func
         for definitions in item._fixtureinfo.name2fixturedefs.values()
         for definition in definitions
         if getattr(definition.func, "__module__", "").startswith("tests")
     ]
-    return any(
-        _starts_processes(inspect.unwrap(f).__code__, inspect.unwrap(f).__globals__, seen)
-        for f in functions
-    )
+    return any(_function_is_slow(f) for f in functions)
 
 
 def pytest_collection_finish() -> None:

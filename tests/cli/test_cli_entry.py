@@ -82,6 +82,10 @@ def test_tag_is_spelled_the_same_everywhere_and_tags_still_works() -> None:
     assert run_cli("update", memory["id"], "--tag", "y", "-t", "z").returncode == 0
     (listed,) = json.loads(run_cli("list", "--format", "json").stdout)
     assert listed["tags"] == ["y", "z"]
+
+
+def test_every_command_that_tags_spells_the_option_tag_in_its_help() -> None:
+    """Forked: the test above runs tagging in fresh processes; the help is the same text."""
     for command in ("remember", "update", "import", "ingest"):
         shown = run_cli(command, "--help").stdout
         assert "--tag" in shown and "--tags" not in shown, command

@@ -299,49 +299,59 @@ def team_notes(services: int) -> str:
     return "".join(json.dumps({"content": note}) + "\n" for note in notes)
 
 
-def test_a_software_term_a_large_store_never_names_leaves_no_clear_match(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """The 204 notes of a team (``team_notes(40)``), imported on the real model once for the
+    module (~2 s of CPU): each test recalls in its own copy (a recall counts its reads)."""
+    with shared(tmp_path_factory, user_cache, "team") as place:
+        imported = run_cli("import", "-", input=team_notes(40), real_model=True)
+        assert imported.returncode == 0, imported.stderr
+    return place
+
+
+@pytest.fixture
+def team_home(team: Shared, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's home: a copy of ``team``, run from its project."""
+    monkeypatch.chdir(team.copy(home).project)
+    return home
+
+
+def recalled(home: Path, question: str) -> list[tuple[str, str]]:
+    """(content, match) of each result of recalling ``question`` in ``home``, on the real
+    model."""
+    asked = ("--home", str(home), "recall", question, "--json")
+    found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
+    return [(r["content"], r["match"]) for r in found]
+
+
+def test_a_software_term_a_large_store_never_names_leaves_no_clear_match(
+    team_home: Path, tmp_path: Path
+) -> None:
     """k6 is a load-testing tool: 204 notes of a team that never names it, nor load tests, do
     not answer how to run them, however close the unit tests' note is in meaning. A small
     store names few of the terms it could: a reworded question there keeps its clear match."""
-
-    def matches(home: Path, question: str) -> list[tuple[str, str]]:
-        asked = ("--home", str(home), "recall", question, "--json")
-        found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
-        return [(r["content"], r["match"]) for r in found]
-
-    large, small = tmp_path / "large", tmp_path / "small"
-    for home, services in ((large, 40), (small, 0)):
-        imported = run_cli(
-            "--home", str(home), "import", "-", input=team_notes(services), real_model=True
-        )
-        assert imported.returncode == 0, imported.stderr
-    unit = matches(large, "how do I run the unit tests?")
+    large, small = team_home, tmp_path / "small"
+    imported = run_cli("--home", str(small), "import", "-", input=team_notes(0), real_model=True)
+    assert imported.returncode == 0, imported.stderr
+    unit = recalled(large, "how do I run the unit tests?")
     assert unit[0] == (TEAM_NOTES[0], "clear")
-    load = matches(large, "how do we run load tests with k6?")
+    load = recalled(large, "how do we run load tests with k6?")
     assert load and {match for _, match in load} == {"possible"}
-    dates = matches(small, "what format should timestamps be in?")
+    dates = recalled(small, "what format should timestamps be in?")
     assert dates[0] == (TEAM_NOTES[1], "clear")
 
 
 def test_a_question_sharing_only_a_frame_word_with_the_closest_note_gets_no_clear_match(
-    tmp_path: Path,
+    team_home: Path,
 ) -> None:
     """Sharding by tenant is nowhere in 204 notes of a team: the database note is the closest
     in meaning, and shares "database", but the lead rule weighs meaning alone, and that is
     too little; the same note asked for in other words is a clear match."""
-    home = tmp_path / "home"
-    imported = run_cli("--home", str(home), "import", "-", input=team_notes(40), real_model=True)
-    assert imported.returncode == 0, imported.stderr
-
-    def matches(question: str) -> list[tuple[str, str]]:
-        asked = ("--home", str(home), "recall", question, "--json")
-        found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
-        return [(r["content"], r["match"]) for r in found]
-
-    shard = matches("do we shard the database by tenant?")
+    shard = recalled(team_home, "do we shard the database by tenant?")
     assert shard[0][0] == TEAM_NOTES[3]  # still offered first, for what it is
     assert {match for _, match in shard} == {"possible"}
-    assert matches("which relational engine is our main store?")[0] == (TEAM_NOTES[3], "clear")
+    relational = recalled(team_home, "which relational engine is our main store?")
+    assert relational[0] == (TEAM_NOTES[3], "clear")
 
 
 CROWD = [
@@ -378,12 +388,12 @@ def test_a_near_miss_in_a_crowd_of_notes_as_close_is_no_clear_match(tmp_path: Pa
     lines = "".join(json.dumps({"content": text}) + "\n" for text in [*CROWD, LAPTOP])
     assert run_cli(*home, "import", "-", input=lines, real_model=True).returncode == 0
 
-    def matches(question: str, *options: str) -> list[tuple[str, str]]:
+    def recalled(question: str, *options: str) -> list[tuple[str, str]]:
         asked = (*home, *options, "recall", question, "--json")
         found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
         return [(r["content"], r["match"]) for r in found]
 
     visit = "best time of year to visit patagonia?"
-    assert {match for _, match in matches(visit)} == {"possible"}
-    assert "clear" in {match for _, match in matches(visit, "-c", "recall.crowd_margin=0")}
-    assert matches("which operating system is my laptop?")[0] == (LAPTOP, "clear")
+    assert {match for _, match in recalled(visit)} == {"possible"}
+    assert "clear" in {match for _, match in recalled(visit, "-c", "recall.crowd_margin=0")}
+    assert recalled("which operating system is my laptop?")[0] == (LAPTOP, "clear")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import python_c, run_cli
+from tests.conftest import Shared, python_c, run_cli, shared
 
 # The same command line through ``main``, leaving the normal way (the teardown included).
 THROUGH_MAIN = "import sys\nsys.argv[0] = 'memctl'\nfrom memctl.cli.entry import main\nmain()"
@@ -21,17 +21,27 @@ BUFFERED = {"PYTHONUNBUFFERED": ""}
 HASHED = {"MEMCTL_EMBEDDER": "hash", "COLUMNS": "200", **BUFFERED}
 
 
-@pytest.fixture
-def many(home: Path) -> Path:
-    """300 stored notes on deploying: a JSON answer of 200 results is ~200 kB, more than
-    any buffer of the standard output holds."""
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """300 stored notes on deploying, imported once for the module (the tests recall with
+    --no-touch: they only read): a JSON answer of 200 results is ~200 kB, more than any
+    buffer of the standard output holds."""
     notes = "\n".join(
         json.dumps({"content": f"note {n}: the deploy step number {n} needs a review"})
         for n in range(300)
     )
-    made = run_cli("import", "-", input=notes)
-    assert made.returncode == 0, made.stderr
-    return home
+    with shared(tmp_path_factory, user_cache, "many") as place:
+        made = run_cli("import", "-", input=notes)
+        assert made.returncode == 0, made.stderr
+    return place
+
+
+@pytest.fixture
+def many(stored: Shared, monkeypatch: pytest.MonkeyPatch) -> Shared:
+    """The test runs memctl in ``stored`` (its home, from its project)."""
+    monkeypatch.setenv("MEMCTL_HOME", str(stored.home))
+    monkeypatch.chdir(stored.project)
+    return stored
 
 
 @pytest.mark.fresh
@@ -40,7 +50,7 @@ def many(home: Path) -> Path:
     [("--json", "-n", "200"), ("--json", "-n", "2"), ("-f", "ids", "-n", "3"), ("-f", "context")],
 )
 def test_a_recall_prints_all_it_found_and_exits_as_through_main(
-    many: Path, output: tuple[str, ...]
+    many: Shared, output: tuple[str, ...]
 ) -> None:
     asked = ("recall", "--no-touch", *output, "deploy step review")
     quick = run_cli(*asked, env=BUFFERED)
@@ -65,7 +75,7 @@ def test_a_failing_recall_says_why_and_exits_as_through_main(
 
 
 @pytest.mark.parametrize("output", ["--json", "--format=ids"])
-def test_output_nobody_reads_is_a_one_line_error(many: Path, output: str) -> None:
+def test_output_nobody_reads_is_a_one_line_error(many: Shared, output: str) -> None:
     """A closed pipe: the write that fails, in the command or at its end, is the one-line
     error of a failed write (at the end it was Python's two lines and exit code 120)."""
     read, write = os.pipe()
