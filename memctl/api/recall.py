@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ from memctl.config.scope import find_git_dir
 from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.memories.privacy import without_private
 from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
@@ -119,6 +120,18 @@ def warm(settings: Settings) -> None:
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 
 
+# Why a query that is all ``<private>`` is refused (the private part is never searched).
+PRIVATE_ONLY = "a private part is never searched, and nothing else is asked"
+
+
+def asked_query(query: str) -> str:
+    """What an explicit query (``memctl recall``, MCP ``memory_search``) asks: ``query``
+    without its ``<private>`` parts, as the per-prompt hook asks a prompt. The user marked
+    them private: searched for, their words reached the database's statements (and so its
+    debug log), the embedder (the resident process), and the answer's echo."""
+    return without_private(query).strip()
+
+
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     if value not in allowed:
         raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}", [option])
@@ -136,6 +149,11 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if not request.query.strip():
         raise UsageError("recall needs a query: an empty one matches nothing")
+    # from here on, the query without its private parts: no statement, vector, event, log
+    # line or answer sees them
+    request = replace(request, query=asked_query(request.query))
+    if not request.query:
+        raise UsageError(f"recall needs a query: {PRIVATE_ONLY}")
     if request.mode is not None:
         check_choice(request.mode, tuple(MODES), "mode")
     if request.budget is not None and request.budget < 1:
