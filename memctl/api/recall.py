@@ -400,7 +400,13 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     from memctl.memories.injected import strip_injected
     from memctl.memories.privacy import without_private
     from memctl.retrieve.asking import asked, cased
-    from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
+    from memctl.retrieve.context_block import (
+        answers,
+        prompt_items,
+        render_context,
+        said_once,
+        within,
+    )
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     # what a client wrapped into the prompt (an IDE's copy of a file) is nobody's question;
@@ -412,7 +418,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     budget = request.budget or ctx.settings.context_prompt_budget
     found: dict[str, Recalled] = {}
-    run = None
+    runs = []
     for question in questions:
         result = run_recall(  # recall's own limit: a smaller one would change its top results
             ctx,
@@ -427,16 +433,16 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
             sessions=True,  # messages ranked and labelled as `memctl recall` does (prompt_items)
         )
         if result.run is not None:
-            run = run or result.run
+            runs.append(result.run)
             for item in prompt_items(result, request.shown, compact, request.session):
                 found.setdefault(item.memory.id, item)
-    if run is None:
+    if not runs:
         return PromptContext("", [])
+    run = runs[0]
     # each thing once (a message its digest in the block says) before the budget is spent,
     # and the ids are what the block shows: the session is not given them again
-    fresh = within(
-        said_once(list(found.values())), budget, compact, run.params, " ".join(questions)
-    )
+    weigh = answers(runs, " ".join(questions))
+    fresh = within(said_once(list(found.values())), budget, compact, run.params, weigh)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)
