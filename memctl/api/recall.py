@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ from memctl.config.scope import find_git_dir
 from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.memories.privacy import without_private
 from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
@@ -119,6 +120,18 @@ def warm(settings: Settings) -> None:
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 
 
+# Why a query that is all ``<private>`` is refused (the private part is never searched).
+PRIVATE_ONLY = "a private part is never searched, and nothing else is asked"
+
+
+def asked_query(query: str) -> str:
+    """What an explicit query (``memctl recall``, MCP ``memory_search``) asks: ``query``
+    without its ``<private>`` parts, as the per-prompt hook asks a prompt. The user marked
+    them private: searched for, their words reached the database's statements (and so its
+    debug log), the embedder (the resident process), and the answer's echo."""
+    return without_private(query).strip()
+
+
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     if value not in allowed:
         raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}", [option])
@@ -136,6 +149,11 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if not request.query.strip():
         raise UsageError("recall needs a query: an empty one matches nothing")
+    # from here on, the query without its private parts: no statement, vector, event, log
+    # line or answer sees them
+    request = replace(request, query=asked_query(request.query))
+    if not request.query:
+        raise UsageError(f"recall needs a query: {PRIVATE_ONLY}")
     if request.mode is not None:
         check_choice(request.mode, tuple(MODES), "mode")
     if request.budget is not None and request.budget < 1:
@@ -382,7 +400,13 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     from memctl.memories.injected import strip_injected
     from memctl.memories.privacy import without_private
     from memctl.retrieve.asking import asked, cased
-    from memctl.retrieve.context_block import prompt_items, render_context, said_once, within
+    from memctl.retrieve.context_block import (
+        answers,
+        prompt_items,
+        render_context,
+        said_once,
+        within,
+    )
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     # what a client wrapped into the prompt (an IDE's copy of a file) is nobody's question;
@@ -394,7 +418,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     budget = request.budget or ctx.settings.context_prompt_budget
     found: dict[str, Recalled] = {}
-    run = None
+    runs = []
     for question in questions:
         result = run_recall(  # recall's own limit: a smaller one would change its top results
             ctx,
@@ -409,16 +433,16 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
             sessions=True,  # messages ranked and labelled as `memctl recall` does (prompt_items)
         )
         if result.run is not None:
-            run = run or result.run
+            runs.append(result.run)
             for item in prompt_items(result, request.shown, compact, request.session):
                 found.setdefault(item.memory.id, item)
-    if run is None:
+    if not runs:
         return PromptContext("", [])
+    run = runs[0]
     # each thing once (a message its digest in the block says) before the budget is spent,
     # and the ids are what the block shows: the session is not given them again
-    fresh = within(
-        said_once(list(found.values())), budget, compact, run.params, " ".join(questions)
-    )
+    weigh = answers(runs, " ".join(questions))
+    fresh = within(said_once(list(found.values())), budget, compact, run.params, weigh)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)

@@ -145,7 +145,7 @@ def memory_search(
     result = response.result
     hint = recall_api.elsewhere_hint(response.elsewhere, "call again with all_scopes true")
     answer: dict[str, Any] = {
-        "query": query,
+        "query": recall_api.asked_query(query),  # its private part is not said back
         "warnings": [*result.warnings, *([hint] if hint else [])],
     }
     if format == "context":

@@ -23,11 +23,17 @@ from memctl.memories.privacy import kept_text
 from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
 from memctl.retrieve.excerpt import held, query_words
-from memctl.retrieve.fit import SHORTEST, shorten
+from memctl.retrieve.fit import SHORTEST, Weigh, shorten
 from memctl.retrieve.params import Params
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import Candidate, Run
-from memctl.retrieve.stages.fuse import coverage, gate_share, relevance_strength, strength_of
+from memctl.retrieve.stages.fuse import (
+    coverage,
+    gate_share,
+    relevance_strength,
+    strength_of,
+    text_share,
+)
 from memctl.retrieve.stages.pack import ITEM_TOKENS, estimate_tokens
 from memctl.retrieve.stages.stale import content_words
 
@@ -46,6 +52,10 @@ PROMPT_FLOOR = 0.55
 # own 4), so a digest longer than the budget no longer takes the fact after it away
 # (docs/benchmarks.md, "The per-prompt block, a second pass").
 ROW_RESERVE = 40
+# What the rarity of the query's words a sentence holds (a share, 0 to 1) adds to its count
+# of them (``answers``): a tie-break only, under the least step between two counts (0.1: three
+# of the vocabulary's words, 2.1, against two of the query's own).
+RARITY_TIE = 0.01
 # A heading ending in one of these reads on as it is ("Why?", "Setup:"), without a colon.
 LABEL_ENDS = ".:!?"
 # A message with this share of its words in its own session's digest, the block holding that
@@ -136,19 +146,36 @@ def floor_weight(run: Run, item: Recalled) -> float:
     return max(strength, relevance_strength(run, None, words))
 
 
+def answers(runs: list[Run], query: str) -> Weigh:
+    """How well a sentence answers ``query`` (a prompt's questions, each recalled: ``runs``):
+    the query's words it holds (excerpt's ``held``: 1 each, the vocabulary's 0.7), and of
+    sentences holding as many, the one holding the rarer (``text_share``, by rarity, as the
+    gate counts them): a question's rare words name what it asks about, its common ones (a
+    project's own name, "use", "code") are in many sentences of a long row."""
+    weights = query_words(query)
+
+    def weigh(sentence: str) -> float:
+        found = held(sentence, weights)
+        if not found:
+            return 0.0
+        rarer = max(text_share(run, sentence) for run in runs)
+        return sum(found.values()) + RARITY_TIE * rarer
+
+    return weigh
+
+
 def within(
-    items: list[Recalled], budget: int, compact: bool, params: Params, query: str = ""
+    items: list[Recalled], budget: int, compact: bool, params: Params, weigh: Weigh | None = None
 ) -> list[Recalled]:
     """The first of ``items`` (the per-prompt hook's, of each question a prompt asks) within
     its limit (``PROMPT_LIMIT``, ``COMPACT_PROMPT_LIMIT`` when ``compact``) and its token
     ``budget``, as recall's pack stage counts them, in order, each leaving the rows after it
     room (``shares``). One longer than its room is shortened to it (``fit.shorten``),
-    keeping the sentences that hold ``query``'s words: a session's digest is often longer
-    than the whole budget, and first it took every row after it away, then, shortened to
-    its openings, its own answer."""
+    keeping the sentences that ``weigh`` finds answering (``answers``): a session's digest
+    is often longer than the whole budget, and first it took every row after it away, then,
+    shortened to its openings, its own answer."""
     chosen = items[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     costs = [ITEM_TOKENS + estimate_tokens(item.memory.content, params) for item in chosen]
-    weights = query_words(query)
     kept = []
     for item, cost, room in zip(chosen, costs, shares(costs, budget), strict=True):
         if cost > room:
@@ -158,7 +185,7 @@ def within(
                     item.memory.content,
                     room - ITEM_TOKENS,
                     lambda t: estimate_tokens(t, params),
-                    lambda sentence: sum(held(sentence, weights).values()),
+                    weigh,
                 )
             if not text:
                 continue

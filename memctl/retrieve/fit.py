@@ -21,6 +21,10 @@ SENTENCE_END = lazy(r"(?<![0-9])[.!?]\s+|[。！？；]\s*|;\s+")
 MIN_SHARE = 12
 # The fewest tokens worth shortening a memory to: fewer say nothing (a few words).
 SHORTEST = 16
+# How many answering sentences a shortened row keeps before its first line's opening: a
+# row after a long first one has ROW_RESERVE tokens (context_block.py), and the opening (a
+# digest's "Session of … —", a report's "[subagent report]") took them from the answer.
+BEST_FIRST = 1
 
 Cost = Callable[[str], int]
 Weigh = Callable[[str], float]
@@ -64,6 +68,7 @@ def shorten(text: str, budget: int, cost: Cost, weigh: Weigh | None = None) -> s
     lines = [sentences(line.strip()) for line in text.splitlines() if line.strip()]
     fitting = _Fitting(lines, budget, cost)
     if weigh is not None and lines:
+        fitting.answering(weigh, BEST_FIRST)
         fitting.opening(0)
         fitting.answering(weigh)
     for index in range(len(lines)):
@@ -103,17 +108,17 @@ class _Fitting:
             first = cut_words(first, min(self.share, self.budget - self.used) - 1, self.cost)
         self.take(line, 0, first)
 
-    def answering(self, weigh: Weigh) -> None:
-        """Every sentence ``weigh`` finds answering, best first, where it fits whole."""
+    def answering(self, weigh: Weigh, most: int | None = None) -> None:
+        """Every sentence ``weigh`` finds answering (the ``most`` best), best first, where
+        it fits whole."""
         weights = {
             (line, index): weigh(part)
             for line, parts in enumerate(self.lines)
             for index, part in enumerate(parts)
             if index not in self.kept[line]
         }
-        for line, index in sorted(
-            (k for k, w in weights.items() if w > 0), key=lambda k: (-weights[k], k)
-        ):
+        found = sorted((k for k, w in weights.items() if w > 0), key=lambda k: (-weights[k], k))
+        for line, index in found[:most]:
             self.take(line, index, self.lines[line][index])
 
     def following(self) -> None:

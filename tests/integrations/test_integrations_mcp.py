@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp import Client, ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memctl.api.ingest import undo
 from memctl.api.memory import Filters, ListRequest, list_memories
@@ -499,3 +499,45 @@ def test_a_host_model_writes_the_profile_citing_real_memories(home: Path, tmp_pa
     mine = [x for x in shown if x["scope"] != "global"]
     assert mine and {x["written_by"] for x in mine} == {"rules"}
     assert all(tabs not in x["sources"] for x in mine)
+
+
+# Words no memory holds, marked private in a query
+SECRET = "Quokkaville Zebrafinch Marmalade Hollowbrook"
+
+
+async def private_search(home: Path, project: Path, log: Path) -> dict[str, Any]:
+    """A memory stored, then searched for with a ``<private>`` part, and with one alone, the
+    server's statements traced (``MEMCTL_DEBUG_SQL``) into ``log``, its standard error."""
+    params = stdio(home, project, "embedder=hash", "llm=none")
+    params.env = {**(params.env or {}), "MEMCTL_DEBUG_SQL": "1"}
+    seen: dict[str, Any] = {}
+    with log.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                await client.call_tool(
+                    "memory_store", {"text": "The shop deploys with make release."}
+                )
+                query = f"<private>{SECRET} owes {SECRET}</private> how does the shop deploy?"
+                seen["search"] = await client.call_tool("memory_search", {"query": query})
+                alone = {"query": f"<private>{SECRET}</private>"}
+                seen["alone"] = await client.call_tool("memory_search", alone)
+    return seen
+
+
+def test_memory_search_leaves_a_private_part_out(home: Path, tmp_path: Path) -> None:
+    """``memory_search`` searched a query's ``<private>`` part and said it back: its words
+    reached the store's statements and the answer. Now the rest is asked; the private words
+    are in no answer, statement or file of the home."""
+    log = tmp_path / "server.err"
+    seen = anyio.run(private_search, home, tmp_path, log)
+    answer = seen["search"].structured_content
+    assert answer["query"] == "how does the shop deploy?"
+    assert answer["results"][0]["content"] == "The shop deploys with make release."
+    assert seen["alone"].is_error and "nothing else is asked" in text(seen["alone"])
+    statements = log.read_text()
+    assert "SQL: " in statements  # the tracer ran
+    said = json.dumps(answer) + text(seen["alone"]) + statements
+    kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
+    for word in SECRET.split():
+        assert word not in said and word.encode() not in kept

@@ -112,6 +112,38 @@ def test_daemon_stop_ends_the_process_and_recall_answers_in_its_own(
     assert "make release" in answered.stdout
 
 
+# Words no memory holds, marked private in a query
+SECRET = "Quokkaville Zebrafinch Marmalade Hollowbrook"
+
+
+def test_a_private_part_of_a_query_is_not_searched_nor_said_back(home: Path, daemon: int) -> None:
+    """`memctl recall` searched a query's ``<private>`` part: its words reached the store's
+    statements (``MEMCTL_DEBUG_SQL``'s log), the resident's embedder and the answer. Through
+    the resident process and in its own, the rest is asked, and the private words are in no
+    output, statement, log or file of the home."""
+    query = f"<private>{SECRET} owes {SECRET}</private> {ASKED}"
+    before = served(home)
+    said = ""
+    for env in ({}, OFF):
+        done = run_cli(
+            "recall", "--json", "--no-touch", query, env={"MEMCTL_DEBUG_SQL": "1", **env}
+        )
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        assert answer["query"] == ASKED
+        assert "make release" in answer["results"][0]["content"]
+        assert "SQL: " in done.stderr  # the tracer ran
+        said += done.stdout + done.stderr
+    assert served(home) == before + 1
+    refused = run_cli("recall", f"<private>{SECRET}</private>")  # nothing else asked
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith("nothing else is asked")
+    said += refused.stdout + refused.stderr
+    kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
+    for word in SECRET.split():
+        assert word not in said and word.encode() not in kept
+
+
 # What a resident process does before it answers: take the lock, write its id, load the
 # model (here: wait to be ended)
 LOADING = """

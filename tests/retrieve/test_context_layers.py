@@ -395,6 +395,27 @@ def test_a_per_prompt_block_keeps_a_long_digests_answer_and_the_fact_after_it(
     )
 
 
+def test_a_shortened_row_keeps_the_sentence_holding_the_question_s_rarer_word(
+    ctx: Context,
+) -> None:
+    """Two sentences of a long digest each hold one word of the question: the one holding the
+    word many memories write ("service") came first and took the row's room; the one holding
+    the rarer word ("zstd"), which names what is asked, is kept."""
+    for name in ("auth", "search", "mail", "upload", "audit"):
+        remember(ctx, f"The {name} service deploys from its own pipeline on Fridays.")
+    asked = "which zstd level does the billing service pin?"
+    filler = " ".join(f"Step {n} moved the staging stack along." for n in range(8))
+    digest = remember(
+        ctx,
+        f"Session of 2026-05-02 (claude-code) Asked: {asked}\nOutcome: {filler} The service "
+        "restarts after each deploy. The zstd setting there is 19 on the hosts.",
+    )
+    found = recall.prompt_context(ctx, PromptRequest(asked, budget=50))
+    assert found.ids == [digest.id]
+    assert "The zstd setting there is 19 on the hosts." in found.block
+    assert "The service restarts after each deploy." not in found.block
+
+
 def test_a_per_prompt_block_gives_the_session_message_that_answers(make_ctx: Any) -> None:
     """The answer said in a session's turn, not in its digest, is given as that turn, with
     its speaker; never to the session that said it, nor when the assistant's turn tells to

@@ -74,3 +74,19 @@ def test_the_sentence_that_answers_is_kept_after_the_first_line_s_opening() -> N
     assert "Session of 2026-05-02: the deploy." in short
     assert "… The fix pins PostgreSQL 16.3 in compose. …" in short
     assert "PostgreSQL" not in shorten(digest, 18, words)
+
+
+def test_a_row_with_little_room_keeps_its_answer_before_its_opening() -> None:
+    """A row after a long first one has a few dozen tokens: its first line's opening (a
+    digest's "Session of … —") took them, and the sentence that answers was left out. The
+    best answering sentence comes first; the opening gets what is left."""
+    digest = (
+        "Session of 2026-05-02 (claude-code) — please look at the flaky deploy of the staging "
+        "stack again today.\nOutcome: The fix pins PostgreSQL 16.3 in compose."
+    )
+    weigh = lambda sentence: float("PostgreSQL" in sentence)  # noqa: E731
+    short = shorten(digest, 14, words, weigh)
+    assert words(short) <= 14
+    assert "Outcome: The fix pins PostgreSQL 16.3 in compose." in short
+    assert short.startswith("Session of")  # the opening, cut to what is left
+    assert "PostgreSQL" not in shorten(digest, 14, words)  # unweighed (session start): as before

@@ -249,6 +249,13 @@ def memory_coverage(run: Run, memory: Memory) -> float:
     return share
 
 
+def text_share(run: Run, text: str) -> float:
+    """``coverage`` of any text (a sentence of a row): the share of the query's words, by
+    rarity, it holds, as the gate counts them (stems, the vocabulary's words for less)."""
+    total = sum(run.word_weights.values())
+    return _share(run, text.lower(), total) if total else 0.0
+
+
 def gate_share(run: Run, candidate: Candidate, share: float) -> float:
     """The share of the query's words by which the gate labels a candidate (``evidence``):
     ``share`` (``coverage``), and for a session message longer than a passage, the share
