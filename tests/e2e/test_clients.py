@@ -41,10 +41,6 @@ from tests.e2e.model_server import ScriptedModel, scripted_model
 CLIENTS = Path(os.environ.get("MEMCTL_CLIENTS_DIR") or ROOT / ".cache" / "clients")
 BIN = CLIENTS / "node_modules" / ".bin"
 FACTS = "I prefer tabs over spaces in Makefiles. We deploy with make release from main."
-# Seconds the resident recall process waits for a request before it exits: longer than a
-# client's run takes under load, so one process (one model load, ~0.6 CPU-s) serves a whole
-# test; with 5 s one started for each run (5-7 a test). The world stops it as the test ends.
-RESIDENT_IDLE = 120
 
 
 def client_or_skip(name: str) -> Path:
@@ -54,6 +50,12 @@ def client_or_skip(name: str) -> Path:
     if not path.exists():
         pytest.skip(f"{name} is not installed: run scripts/install-clients (into {CLIENTS})")
     return path
+
+
+# Seconds the resident recall process waits for a request before it exits: longer than a
+# client's run takes under load, so one process (one model load, ~0.6 CPU-s) serves a whole
+# test; with 5 s one started for each run (5-7 a test). The world stops it as the test ends.
+RESIDENT_IDLE = 120
 
 
 class World:
