@@ -514,19 +514,25 @@ def test_chart_without_matplotlib_says_how_to_install_it(
 # Per-prompt injection
 
 
+def unrelated_file(path: Path) -> Path:
+    """Two unrelated prompts, one of them about the store after all (the benchmarks add
+    their 20 built-in ones): not the 60 of benchmarks/paraphrase/unrelated.jsonl, each asked
+    again with every addition by injection-noise (~7 CPU-s more)."""
+    lines = [
+        {"id": "u001", "question": "who won the world cup final"},
+        {"id": "u002", "question": "What is Caroline researching?"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
 def test_injection_benchmark_scores_the_hooks_block_against_recall_and_unrelated_prompts(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:
     from benchmarks import injection
 
-    unrelated = tmp_path / "unrelated.jsonl"
-    unrelated.write_text(
-        json.dumps({"id": "u001", "question": "who won the world cup final"})
-        + "\n"
-        + json.dumps({"id": "u002", "question": "What is Caroline researching?"})
-        + "\n"
-    )
     settings, cache = fast
+    unrelated = unrelated_file(tmp_path / "unrelated.jsonl")
     report = injection.run(settings, cache, locomo_file(tmp_path / "l.json"), unrelated)
     tune, check = report.rows()
     # one conversation (odd: tune): 3 scorable questions of categories 1-4; the
@@ -554,8 +560,9 @@ def test_injection_noise_asks_each_prompt_plain_and_with_each_addition(
 
     settings, cache = fast
     data = locomo_file(tmp_path / "l.json")
-    report = perturb.run(settings, cache, data)
-    plain = injection.run(settings, cache, data).rows()
+    unrelated = unrelated_file(tmp_path / "unrelated.jsonl")
+    report = perturb.run(settings, cache, data, unrelated)
+    plain = injection.run(settings, cache, data, unrelated).rows()
     rows = {row["addition"]: row for row in report.rows()}
     assert set(rows) == {perturb.PLAIN, *perturb.KINDS}
     assert rows[perturb.PLAIN]["tune: evidence injected"] == plain[0]["evidence injected"]
@@ -563,6 +570,8 @@ def test_injection_noise_asks_each_prompt_plain_and_with_each_addition(
         t = report.tally(kind, "tune")
         assert t.questions == report.tally(perturb.PLAIN, "tune").questions == 3
         assert 0 <= t.lost <= report.tally(perturb.PLAIN, "tune").blocks
+        # every unrelated prompt too: the file's own and half the built-in ones a half
+        assert t.unrelated == report.tally(kind, "check").unrelated == 11
     # a pasted key no longer hides what was asked (s32-gate)
     assert rows["token"]["tune: given a block"] == rows[perturb.PLAIN]["tune: given a block"]
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,8 +212,10 @@ class Clone:
     def origin_url(self) -> str:
         return str(self.repo.remotes.origin.url) if self.repo.remotes else ""
 
-    @property
+    @cached_property
     def branch(self) -> str:
+        """The branch this clone is on: memctl never switches it, so git is asked once
+        (a sync named it about nine times, a git process each)."""
         return str(self.repo.git.symbolic_ref("--short", "HEAD"))
 
     @property
@@ -255,8 +258,9 @@ class Clone:
         again from the database."""
         if not self.has(self.upstream):
             return True
-        base = self.checkable(self.upstream, "HEAD" if self.has("HEAD") else None)
-        if not self.has("HEAD"):
+        head = self.has("HEAD")
+        base = self.checkable(self.upstream, "HEAD" if head else None)
+        if not head:
             self.repo.git.reset("--hard", "--quiet", base)
             return True
         try:
@@ -374,9 +378,10 @@ class Clone:
 
     def resolve(self, ref: str) -> str | None:
         """The commit id ``ref`` names now (None for none: an empty repository)."""
-        if not self.has(ref):
+        try:
+            return str(self.repo.git.rev_parse("--verify", "--quiet", ref + "^{commit}"))
+        except self._errors():
             return None
-        return str(self.repo.git.rev_parse("--verify", ref + "^{commit}"))
 
     def changes(self, since: str, ref: str) -> tuple[list[Entry], list[str]] | None:
         """The files under ``memories/`` whose entry differs between two commits' trees

@@ -54,6 +54,12 @@ def client_or_skip(name: str) -> Path:
     return path
 
 
+# Seconds the resident recall process waits for a request before it exits: longer than a
+# client's run takes under load, so one process (one model load, ~0.6 CPU-s) serves a whole
+# test; with 5 s one started for each run (5-7 a test). The world stops it as the test ends.
+RESIDENT_IDLE = 120
+
+
 class World:
     """A temporary HOME, a git project and a memctl home, and the commands run in them."""
 
@@ -65,11 +71,11 @@ class World:
         self.project.mkdir(parents=True)
         self.home.mkdir()
         subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        # The resident recall process the MCP server starts: gone 5 s after its last request
-        # too (the server does not see MEMCTL_RECALL_RESIDENT_IDLE: the clients pass an MCP
-        # server only some of their environment)
+        # The resident recall process the MCP server starts: the same idle time (the server
+        # does not see MEMCTL_RECALL_RESIDENT_IDLE: the clients pass an MCP server only some
+        # of their environment)
         self.data.mkdir()
-        write_private(self.data / "config.yaml", "recall.resident_idle: 5\n")
+        write_private(self.data / "config.yaml", f"recall.resident_idle: {RESIDENT_IDLE}\n")
         base = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCTL_", "CODEX_"))}
         self.env = {
             **base,
@@ -77,9 +83,9 @@ class World:
             "PWD": str(self.project),  # OpenCode takes its directory from PWD, not getcwd()
             "MEMCTL_HOME": str(self.data),
             "MEMCTL_LLM": "none",  # distil by rules: no Ollama to wait for
-            # The session-start hook starts the resident recall process: gone 5 s after its
-            # last request, not 20 minutes after the test
-            "MEMCTL_RECALL_RESIDENT_IDLE": "5",
+            # The session-start hook starts the resident recall process: stopped with the
+            # world (``__exit__``), or gone after RESIDENT_IDLE, not 20 minutes after the test
+            "MEMCTL_RECALL_RESIDENT_IDLE": str(RESIDENT_IDLE),
             "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
@@ -92,6 +98,13 @@ class World:
             "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop the resident recall process the hooks or the MCP server started, if any."""
+        run_memctl(["daemon", "stop"], self.env, cwd=self.project)
 
     def memctl(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
         """``memctl ARGS`` in this world, forked from the worker's fork server: the hooks and
@@ -138,8 +151,8 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    with scripted_model() as model:
-        yield World(tmp_path, model)
+    with scripted_model() as model, World(tmp_path, model) as world:
+        yield world
 
 
 def test_claude_code_remembers_across_sessions(world: World) -> None:

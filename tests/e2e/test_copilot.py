@@ -34,8 +34,7 @@ HEADLESS = ("--allow-all", "--no-auto-update", "--disable-builtin-mcps")
 def world(tmp_path: Path) -> Iterator[World]:
     """A World whose Copilot CLI talks to the scripted model, none of the machine's GitHub
     or Copilot settings reaching it."""
-    with scripted_model() as model:
-        world = World(tmp_path, model)
+    with scripted_model() as model, World(tmp_path, model) as world:
         own = ("COPILOT_", "GH_", "GITHUB_")
         world.env = {k: v for k, v in world.env.items() if not k.startswith(own)}
         world.env |= {

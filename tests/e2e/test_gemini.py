@@ -38,8 +38,7 @@ def gemini_or_skip() -> Path:
 def world(tmp_path: Path) -> Iterator[World]:
     """A World whose Gemini CLI talks to the scripted model with an API key, in a folder
     it trusts for the run (as `gemini` in CI does: GEMINI_CLI_TRUST_WORKSPACE)."""
-    with scripted_model() as model:
-        world = World(tmp_path, model)
+    with scripted_model() as model, World(tmp_path, model) as world:
         world.env |= {
             "GEMINI_API_KEY": "scripted",
             "GOOGLE_GEMINI_BASE_URL": model.url,
