@@ -10,9 +10,10 @@ from pathlib import Path
 
 from memctl.api.sessions import Where, grep
 from memctl.context import Context
-from memctl.ingest.parse.common import NOTE_WIDTH, WRITTEN_WIDTH, tool_use_note
+from memctl.ingest.parse.common import ANSWER_WIDTH, NOTE_WIDTH, WRITTEN_WIDTH, tool_use_note
 from memctl.ingest.tools import Call, read_calls
 from tests.ingest.test_compaction import ingest_file
+from tests.ingesting import claude_record
 
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "heldout"
 DEEP = "/Users/ann/repos/acme/web-ui/src/pages/settings/administration/" + "nested/" * 8
@@ -29,6 +30,41 @@ def test_a_long_call_shows_its_paths_by_their_last_part() -> None:
     assert tool_use_note("Read", {"file_path": short}) == f"[tool Read: {short}]"  # fits: kept
     wide = tool_use_note("Bash", {"command": "echo " + "word " * 60})
     assert len(wide) == NOTE_WIDTH and wide.endswith("…")  # no path to shorten: cut as before
+
+
+# Claude Code commits with its message in a heredoc: the body says why the change was made
+COMMIT = """git commit -m "$(cat <<'EOF'
+Flatten the repository layout for the agents' skill discovery
+
+Cursor, Codex and Copilot look for skills two levels up from the plugin folder, so the
+nested plugins/entire/skills layout needed one symlink per agent, and the Cursor install
+broke without it. Moving skills/ to the top level lets every agent find them unaided.
+EOF
+)\""""
+
+
+def test_a_commit_keeps_its_message_where_its_call_is_read(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    """The why of a change is often said only in its commit's body: a note cut at
+    NOTE_WIDTH kept the subject and a few words, so a search for the reason found nothing."""
+    note = tool_use_note("Bash", {"command": COMMIT})
+    assert "every agent find them unaided" in note and len(note) <= ANSWER_WIDTH
+    body = COMMIT.replace("EOF\n)", "word " * 400 + "\nEOF\n)")
+    cut = tool_use_note("Bash", {"command": body})
+    assert len(cut) == ANSWER_WIDTH and cut.endswith("…")  # bounded
+    assert len(tool_use_note("Bash", {"command": "echo " + "word " * 60})) == NOTE_WIDTH
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": COMMIT}}
+    lines = [
+        claude_record("user", "flatten the layout and commit", 0, "cc-commit"),
+        claude_record("assistant", [call], 1, "cc-commit"),
+    ]
+    path = tmp_path / "cc-commit.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    ctx = make_ctx()
+    session = ingest_file(ctx, path)
+    found = grep(ctx, "symlink per agent", Where(all_scopes=True))
+    assert [m.hit.session_id for m in found][:1] == [session]
 
 
 def test_a_file_a_codex_session_read_is_found_by_its_name(

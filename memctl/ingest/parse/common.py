@@ -166,6 +166,11 @@ PROGRESS = lazy(r"(?:\.{3}|…)\s*$|^[A-Z][a-z]+ing\b|^[A-Z][a-z]+ed \d+ [a-z]")
 # "E   AssertionError: ..."): a Python traceback ends in it.
 EXCEPTION_LINE = lazy(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
 ANSWER_WIDTH = 1000
+# A git commit (``git commit -m "$(cat <<'EOF' …"``, ``git -C repo commit -F - <<EOF``): its
+# message is the session's own account of what was done and why, and at NOTE_WIDTH its note
+# kept the subject and a few words of the body (s35-fresh9: Claude Code's heredocs); its note
+# is kept up to ANSWER_WIDTH, scrubbed like every note.
+COMMIT_COMMAND = lazy(r"\bgit\s+(?:-C\s+\S+\s+)?commit(?![\w-])")
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
 NOTE_SCAN = 4096
@@ -605,12 +610,15 @@ def _stored_secret(arguments: Any) -> str | None:
 
 
 def _call_note(name: str, detail: str) -> str:
-    note = one_line(
-        f"[tool {name or '?'}: {detail}" if detail else f"[tool {name or '?'}", close="]"
-    )
+    """``[tool NAME: detail]`` as one line; too long for NOTE_WIDTH, its long paths by
+    their last part, cut at NOTE_WIDTH (a commit's with its message: ANSWER_WIDTH,
+    ``COMMIT_COMMAND``)."""
+    head = f"[tool {name or '?'}"
+    note = one_line(f"{head}: {detail}" if detail else head, close="]")
     if not note.endswith("…"):
         return note
-    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}", close="]")
+    width = ANSWER_WIDTH if COMMIT_COMMAND.search(detail) else NOTE_WIDTH
+    return one_line(f"{head}: {LONG_PATH.sub(SHORT_PATH, detail)}", width, "]")
 
 
 def _written(name: str, arguments: Any) -> str:
