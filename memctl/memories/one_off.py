@@ -72,14 +72,12 @@ STANDING = lazy(
 #   里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式" (the date format is wrong too, it should
 #   be ..., it is the US one now), "the export is broken" (not "doesn't work": a rule
 #   gives that as its reason, "don't use npm ci, it doesn't work behind the proxy");
-# - how long to work on this task: "Don't stop until all functions are ported, tests pass".
+# - how long to work on this task (``UNTIL_DONE``, above): "Don't stop until all functions are
+#   ported, tests pass".
 DEFECT = lazy(
     r"\b(?:is|are|was|were|looks?|seems?) (?:also |still |now )?(?:wrong|broken|incorrect)\b|"
     r"不对|不正确|错了|有问题|おかしい|間違って|動かない|잘못|이상해",
     re.I,
-)
-UNTIL_DONE = lazy(
-    r"\b(?:don't|do not) stop (?:until|till|before)\b|\bkeep (?:going|working) until\b", re.I
 )
 # ... unless it says it holds from now on, in Chinese, Japanese or Korean too ("以后", "今後").
 LASTING = lazy(r"以后|今后|今後|これから|いつも|앞으로|항상|总是|永远")

@@ -186,6 +186,9 @@ def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
             "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
             "instruction",
         ),
+        # the same shape said otherwise: a second, narrower UNTIL_DONE replaced the first
+        ("Don't give up until the whole suite passes.", "instruction"),
+        ("Don't quit until the migration runs clean on staging.", "instruction"),
         ("Don't merge until CI passes.", "rule"),
         # a fault in the work reported, a bug to fix (the written zh-order session): the rule
         # said in the same session stays one
