@@ -25,7 +25,10 @@ from memctl.lazy_re import lazy
 # - a fault in the work in front of them, reported: "导出的 Excel 里日期格式也不对，应该是
 #   YYYY-MM-DD，现在是美国格式。" (the Excel's dates are wrong too: a bug for the next session
 #   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all). Said of a thing:
-#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections.
+#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections;
+# - a care any work takes, with nothing named: "don't add regressions" (fresh7's "fix merge
+#   conflicts. don't add regressions", s35-distill), "do not break anything". "Don't add
+#   dependencies" or "don't break the public API" name what to spare: rules.
 REPLY = lazy(
     r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
     r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
@@ -50,6 +53,12 @@ DEICTIC = lazy(
 UNTIL_DONE = lazy(
     r"\b(?:don't|do not) (?:stop|quit|give up|end|pause)\b.{0,60}?\b(?:until|till|before)\b|"
     r"\b(?:keep going|keep working|carry on|continue) (?:until|till)\b",
+    re.I,
+)
+ANY_WORK = lazy(
+    r"^\W*(?:please )?(?:don't|do not|dont)\s+(?:add|introduce|cause|create|make|break)\s+"
+    r"(?:any(?:thing)?\s+)?(?:new\s+)?(?:regressions?|bugs?|errors?|issues?|problems?|"
+    r"anything(?: else)?)\W*$",
     re.I,
 )
 FAULT = lazy(
@@ -92,7 +101,7 @@ def task_note(sentence: str) -> bool:
 
 
 def one_off(sentence: str) -> bool:
-    """A one-off instruction about the task at hand (``REPLY``, ``DEICTIC``, ``UNTIL_DONE``
-    or ``FAULT``) that does not say it holds beyond it (``STANDING``)."""
-    shaped = any(p.search(sentence) for p in (REPLY, DEICTIC, UNTIL_DONE, FAULT))
+    """A one-off instruction about the task at hand (``REPLY``, ``DEICTIC``, ``UNTIL_DONE``,
+    ``ANY_WORK`` or ``FAULT``) that does not say it holds beyond it (``STANDING``)."""
+    shaped = any(p.search(sentence) for p in (REPLY, DEICTIC, UNTIL_DONE, ANY_WORK, FAULT))
     return bool(shaped) and not STANDING.search(sentence)
