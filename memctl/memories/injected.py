@@ -55,6 +55,10 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("codex", "permissions", _block("permissions instructions")),
     _rule("codex", "turn-aborted", _block("turn_aborted")),
     _rule("codex", "skills", _block("skills_instructions")),
+    # a skill the person named ("$entire:code-tour"): Codex sends its SKILL.md as a user
+    # message in <skill>; read as theirs, its body was a request and its rules decisions
+    # (fresh8's entireskills code-tour run)
+    _rule("codex", "skill", _block("skill")),
     # Codex's IDE extension and desktop app put the files a person points at (and the open
     # tabs) above their words, which follow "## My request for Codex:": as a title or an ask
     # the heading read "# Files mentioned by the user:" (heldout's codemie, s32-distill)
