@@ -165,6 +165,8 @@ CUT_ORDER = (
     ("Fixed", 0),
     ("Left open", 0),
 )
+# the sections that keep their first and last items longest (``render``)
+MIDDLE_FIRST = frozenset({"Asked", "Committed"})
 
 
 @dataclass
@@ -634,9 +636,13 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
 
     for section, keep in CUT_ORDER:
         while len(text()) > max_chars and len(sections[section]) > keep:
-            # requests lose their middle first: the first says what the session was for,
-            # the last is where it ended (often a correction of what was done)
-            sections[section].pop(-2 if section == "Asked" and keep >= 2 else -1)
+            # requests and commits lose their middle first: the first says what the session
+            # was for, the last is where it ended (often a correction of what was done: the
+            # version bump that replaced one, the reviewer's fix; fresh8's entireskills kept
+            # its first two of five commits and lost "Bump to 0.3.0 to avoid version
+            # collision with parallel 0.2.0 merge")
+            middle = section in MIDDLE_FIRST and keep >= 2
+            sections[section].pop(-2 if middle else -1)
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
