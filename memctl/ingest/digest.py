@@ -211,6 +211,18 @@ def _add(items: list[str], value: str, limit: int) -> None:
         items.append(value)
 
 
+def _add_latest(items: list[str], value: str, limit: int) -> None:
+    """``_add``, but a full list gives its last item up for ``value``: the first requests
+    and commits say what the session was for, the last where it ended (fresh8's
+    entireskills asked eleven times: "synthesize a title from the full set of Outcomes + the
+    diff stat", its last ask, was not in the digest)."""
+    value = value.strip()
+    if value and value not in items and len(items) >= limit > 0:
+        items[-1] = value
+    else:
+        _add(items, value, limit)
+
+
 def _request(text: str) -> str | None:
     """The ask of a user message: its first sentences, or None for "ok", "continue"."""
     if text.startswith("/"):  # a slash command: the command and its arguments
@@ -326,7 +338,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             # call): listed here they make its digest answer for the parent's work
             request = None if digest.subagent else _request(prose)
             if request:
-                _add(digest.requests, request, limit)
+                _add_latest(digest.requests, request, limit)
                 reading.last_user = request
         elif reading.echoes():  # memctl's results told back: no outcome, no decision
             reading.last_user = ""
@@ -462,7 +474,7 @@ def _git_made(digest: SessionDigest, command: Command, call: Call, limit: int) -
     steps = {" ".join(key.split()[:2]) for key in command.keys}
     if "git commit" in steps:
         for made in commits(call.error):
-            _add(digest.committed, made, limit)
+            _add_latest(digest.committed, made, limit)
     if "git push" in steps:
         for went in pushes(call.error):
             _add(digest.pushed, went, limit)
