@@ -27,7 +27,8 @@ from memctl.lazy_re import lazy
 #   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all). Said of a thing:
 #   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections;
 # - a care any work takes, with nothing named: "don't add regressions" (fresh7's "fix merge
-#   conflicts. don't add regressions", s35-distill), "do not break anything". "Don't add
+#   conflicts. don't add regressions", s35-distill), "do not break anything", "do not commit
+#   anything" (fresh8's entireskills, which later asked for a commit). "Don't add
 #   dependencies" or "don't break the public API" name what to spare: rules.
 REPLY = lazy(
     r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
@@ -56,7 +57,8 @@ UNTIL_DONE = lazy(
     re.I,
 )
 ANY_WORK = lazy(
-    r"^\W*(?:please )?(?:don't|do not|dont)\s+(?:add|introduce|cause|create|make|break)\s+"
+    r"^\W*(?:please )?(?:don't|do not|dont)\s+"
+    r"(?:add|introduce|cause|create|make|break|commit|push|change|touch|edit|delete)\s+"
     r"(?:any(?:thing)?\s+)?(?:new\s+)?(?:regressions?|bugs?|errors?|issues?|problems?|"
     r"anything(?: else)?)\W*$",
     re.I,

@@ -200,6 +200,7 @@ def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
         # regressions"); naming what to spare, a rule
         ("fix merge conflicts. don't add regressions", "instruction"),
         ("Don't introduce new bugs", "instruction"),
+        ("do not commit anything", "instruction"),  # fresh8's entireskills, for now
         ("Don't add dependencies.", "rule"),
         # a fault in the work reported, a bug to fix (the written zh-order session): the rule
         # said in the same session stays one
