@@ -78,12 +78,13 @@ def test_a_named_skill_codex_sends_is_no_request_and_no_decision(
     make_ctx: Callable[..., Context],
 ) -> None:
     """Its SKILL.md's body was the session's second request, and "Do not print `Entire Code
-    Tour:` until ..." its decision: the skill's, read by the agent, not the person's."""
+    Tour:` until ..." its decision: the skill's, read by the agent, not the person's. What
+    its description says it is for stays, as a slash command's arguments do."""
     ctx = make_ctx()
     ingest_file(ctx, CODE_TOUR)
     digest = _digest(ctx)
     assert "<skill>" not in digest and "Decided:" not in digest
-    assert "Asked: $entire:code-tour" in digest
+    assert "Asked: $entire:code-tour; skill entire:code-tour: Use when a developer" in digest
     assert "run `entire login`" in digest  # what it found stays
 
 
