@@ -212,10 +212,11 @@ def _add(items: list[str], value: str, limit: int) -> None:
 
 
 def _add_latest(items: list[str], value: str, limit: int) -> None:
-    """``_add``, but a full list gives its last item up for ``value``: the first requests
-    and commits say what the session was for, the last where it ended (fresh8's
-    entireskills asked eleven times: "synthesize a title from the full set of Outcomes + the
-    diff stat", its last ask, was not in the digest)."""
+    """``_add``, but a full list gives its last item up for ``value``: the first commits say
+    what the session was for, the last where it ended. (Requests stay ``_add``'s: their
+    newest in place of the sixth, the dev set's codemie digest lost "analyze history.jsonl.
+    /clear command present there" for "create document in /specs folder", and q65 its
+    answer, q18 a judged row, s36-distill.)"""
     value = value.strip()
     if value and value not in items and len(items) >= limit > 0:
         items[-1] = value
@@ -338,7 +339,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             # call): listed here they make its digest answer for the parent's work
             request = None if digest.subagent else _request(prose)
             if request:
-                _add_latest(digest.requests, request, limit)
+                _add(digest.requests, request, limit)
                 reading.last_user = request
         elif reading.echoes():  # memctl's results told back: no outcome, no decision
             reading.last_user = ""

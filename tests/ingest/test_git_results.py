@@ -67,3 +67,17 @@ def test_a_long_digest_cuts_its_commits_before_its_requests() -> None:
     # lost its last commits, the version bump that replaced an earlier one among them)
     assert "Committed: 0000002 on main: Step 2 of the move, with its tests; 0000004 on main" in text
     assert "000000c on main" in text and "000000a" not in text
+
+
+def test_the_last_of_many_commits_stays_in_the_digest() -> None:
+    """Past ``digest.items`` commits the newest takes the last one's place: the last commit
+    says where the session ended (fresh8's entireskills: the reviewer's fix came last)."""
+    records = [cc("user", "Move the token counter into a repository of its own", 1)]
+    for n in range(2, 20, 2):
+        records += [
+            cc("assistant", use(n, "Bash", command=f'git commit -m "step {n}"'), n),
+            cc("user", result(n, f"[main {n:07x}] Step {n} of the move"), n + 1),
+        ]
+    text = digest_text(records, max_chars=4000)
+    assert "0000002 on main" in text and "0000012 on main" in text  # the first, the last
+    assert "000000c on main" not in text  # the sixth gave its place up

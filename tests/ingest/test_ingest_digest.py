@@ -690,17 +690,3 @@ def test_a_call_declined_without_feedback_is_refused_not_failed() -> None:
     text = digest_text(records)
     assert "Left open: `git push origin main` refused" in text
     assert "failed" not in text and "fixed by" not in text
-
-
-def test_the_last_request_of_a_long_session_stays_in_its_digest() -> None:
-    """fresh8's entireskills asked eleven times; the digest kept the first six and lost
-    where the session ended ("synthesize a title from the full set of Outcomes")."""
-    asks = [f"Please rework part {n} of the exporter so it streams rows" for n in range(1, 10)]
-    records = [cc("user", ask, n) for n, ask in enumerate(asks, start=1)]
-    records += [
-        cc("user", "synthesize a title from the full set of Outcomes + the diff stat", 20),
-        cc("assistant", "Done: the title is synthesised from every outcome.", 21),
-    ]
-    asked = next(x for x in digest_text(records).splitlines() if x.startswith("Asked: "))
-    assert asked.startswith("Asked: Please rework part 1 of the exporter")
-    assert asked.endswith("synthesize a title from the full set of Outcomes + the diff stat")
