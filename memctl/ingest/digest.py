@@ -165,8 +165,6 @@ CUT_ORDER = (
     ("Fixed", 0),
     ("Left open", 0),
 )
-# the sections that keep their first and last items longest (``render``)
-MIDDLE_FIRST = frozenset({"Asked", "Committed"})
 
 
 @dataclass
@@ -209,19 +207,6 @@ def _add(items: list[str], value: str, limit: int) -> None:
     value = value.strip()
     if value and value not in items and len(items) < limit:
         items.append(value)
-
-
-def _add_latest(items: list[str], value: str, limit: int) -> None:
-    """``_add``, but a full list gives its last item up for ``value``: the first commits say
-    what the session was for, the last where it ended. (Requests stay ``_add``'s: their
-    newest in place of the sixth, the dev set's codemie digest lost "analyze history.jsonl.
-    /clear command present there" for "create document in /specs folder", and q65 its
-    answer, q18 a judged row, s36-distill.)"""
-    value = value.strip()
-    if value and value not in items and len(items) >= limit > 0:
-        items[-1] = value
-    else:
-        _add(items, value, limit)
 
 
 def _request(text: str) -> str | None:
@@ -475,7 +460,7 @@ def _git_made(digest: SessionDigest, command: Command, call: Call, limit: int) -
     steps = {" ".join(key.split()[:2]) for key in command.keys}
     if "git commit" in steps:
         for made in commits(call.error):
-            _add_latest(digest.committed, made, limit)
+            _add(digest.committed, made, limit)
     if "git push" in steps:
         for went in pushes(call.error):
             _add(digest.pushed, went, limit)
@@ -649,13 +634,9 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
 
     for section, keep in CUT_ORDER:
         while len(text()) > max_chars and len(sections[section]) > keep:
-            # requests and commits lose their middle first: the first says what the session
-            # was for, the last is where it ended (often a correction of what was done: the
-            # version bump that replaced one, the reviewer's fix; fresh8's entireskills kept
-            # its first two of five commits and lost "Bump to 0.3.0 to avoid version
-            # collision with parallel 0.2.0 merge")
-            middle = section in MIDDLE_FIRST and keep >= 2
-            sections[section].pop(-2 if middle else -1)
+            # requests lose their middle first: the first says what the session was for,
+            # the last is where it ended (often a correction of what was done)
+            sections[section].pop(-2 if section == "Asked" and keep >= 2 else -1)
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
