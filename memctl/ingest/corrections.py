@@ -51,6 +51,12 @@ SHORTEST_NAME = 4
 # where a digest's line joins one item to the next ("Asked:", "Left open:"), or a backtick
 # opening or closing a command, inside which a "; " joins nothing
 ITEMS = lazy(r"`|[;；]\s+")
+# a later digest's record of a call the person declined at the permission prompt ("Edit
+# /repo/skills/search/SKILL.md refused", "`deploy.sh` refused"): its session's, it says
+# nothing of an earlier one's claims (fresh7's 2026-04-23 session "corrected" the
+# response-header digest of 04-17 by three declined edits of its SKILL.md files)
+DECLINED = lazy(r"^\s*(?:Left open:\s*)?(?:`[^`]*`|[\w-]+ \S+) refused\s*$")
+EDITED = "Edited:"
 
 
 def names(text: str) -> set[str]:
@@ -82,15 +88,21 @@ def correction(text: str, digest: str) -> list[str]:
 
 
 def correcting(text: str, claims: str) -> list[str]:
-    """The sentences of ``text`` that correct one of ``claims`` (``claimed``'s text)."""
+    """The sentences of ``text`` that correct one of ``claims`` (``claimed``'s text). A file
+    ``text`` itself edited (its "Edited:" line) was there: what it says the file lacked is
+    its own work's start, no earlier claim denied (fresh8's code-tour sub-agent, "the
+    validation command exited non-zero because `README.md` did not include the required
+    phrase", then its edit, "corrected" a week older digest that had edited a README.md)."""
     if not claims:
         return []
+    lines = text.splitlines()
+    edited = names(" ".join(line for line in lines if line.startswith(EDITED)))
     return [
         s
-        for line in text.splitlines()
+        for line in lines
         if not line.startswith(CLAIM_LINES[:4])  # its own claims correct nothing
         for s in sentences(line)
-        if any(corrects(item, claims) for item in items(s))
+        if any(corrects(item, claims, edited) for item in items(s))
     ]
 
 
@@ -107,16 +119,18 @@ def items(sentence: str) -> list[str]:
     return [*found, sentence[start:]]
 
 
-def corrects(item: str, claims: str) -> bool:
-    """Whether one item says that something one of ``claims`` names was not done or does
-    not work: the negation and the name in the same item, which asks nothing. A later
-    digest's "Left open: `ls skills/` refused; asked: … start on the SKILL.md?" corrects
-    no claim of SKILL.md: the refusal is the command's (the fresh8 split's 84be825e
-    contradicted an earlier digest so, and every answer folded into that one was possible)."""
+def corrects(item: str, claims: str, edited: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether one item says that something one of ``claims`` names (and the item's own
+    memory did not edit) was not done or does not work: the negation and the name in the
+    same item, which asks nothing. A later digest's "Left open: `ls skills/` refused; asked:
+    … start on the SKILL.md?" corrects no claim of SKILL.md: the refusal is the command's
+    (the fresh8 split's 84be825e contradicted an earlier digest so, and every answer folded
+    into that one was possible); nor does its "Edit …/SKILL.md refused" (``DECLINED``)."""
     return (
         CORRECTING.search(item) is not None
         and QUESTION.search(item) is None
-        and any(name in claims for name in names(item))
+        and DECLINED.match(item) is None
+        and any(name in claims for name in names(item) - edited)
     )
 
 

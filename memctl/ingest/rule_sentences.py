@@ -111,10 +111,14 @@ def sentences(text: str) -> list[str]:
 # is no abbreviation, before whitespace and a lower-case letter ("fix merge conflicts. don't
 # add regressions", "ouch. we _should_ be running node 22.", "… to this project. we should
 # use …": each was kept as one fact with the request or the exclamation before it, fresh4
-# and fresh7). "e.g. x", "vs. y", "etc. and" and "approx. 5" stay whole.
+# and fresh7). "e.g. x", "vs. y", "etc. and" and "approx. 5" stay whole, and so does a
+# sentence an example of it follows ("no just add entire name. so for example for session
+# handoff it should print Entire Session Handoff: etc....", fresh8's entireskills: cut, the
+# correction kept "no just add entire name." and lost what it named).
 LOWER_CASE_END = lazy(
     r"(?<=[^\W\d_]{3}[.!?])(?<!\betc\.)(?<!\bincl\.)(?<!\bapprox\.)(?<!\besp\.)"
     r"(?<!\bresp\.)(?<!\bviz\.)(?<!\bfig\.)\s+(?=[a-z])"
+    r"(?!(?:so,? )?(?:for (?:example|instance)|e\.g\.|i\.e\.|like)\b)"
 )
 
 

@@ -58,9 +58,22 @@ OUTPUT_TRIM = lazy(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
 READ_ONLY = frozenset(
     "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
     "fd awk stat file du df cd env printenv date whoami sort uniq diff realpath readlink "
-    "basename dirname true sleep ps lsof id uname jq sed nl cut xxd od open strings source . "
+    "basename dirname true sleep ps pgrep lsof id uname jq sed nl cut xxd od open strings source . "
     "export set".split()
 )
+# ... and on Windows, where the name's case does not matter: its programs that only read,
+# and PowerShell's cmdlets whose verb only reads (Gemini CLI's sessions on Windows: "tasklist
+# | findstr MSEdgeRedirect.exe" was left open as "still failing: exit 1" when it found
+# nothing, "Get-PSDrive -Name E" listed as a command run; fresh8's m-gemini)
+WINDOWS_READ_ONLY = frozenset(
+    "tasklist findstr where where.exe whoami.exe hostname systeminfo ipconfig dir".split()
+)
+READING_CMDLET = lazy(r"^(?:get|test|find|select|where|format|measure|resolve)-\w+$", re.I)
+# a step that writes the output of those before it to a file: a group's redirect ("(tasklist;
+# get-service) > out.txt", split at its parenthesis), PowerShell's Out-File, Add-Content and
+# Set-Content, tee. Gemini CLI's shell refused the first and ran "tasklist | Out-File ...":
+# keyed by what they write, the second is the first's retry (fresh8's m-gemini)
+WRITES_OUTPUT = lazy(r"^\s*(?:>|(?:out-file|add-content|set-content|tee)\b)", re.I)
 GIT_READ = frozenset("status diff log show branch remote rev-parse ls-files blame fetch".split())
 # git's options before the subcommand that take a value: "git -C ../shop commit" commits in
 # ../shop, a repository of its own (the key names it: "git commit @../shop")
@@ -242,7 +255,9 @@ def _segment_key(segment: str) -> tuple[str, bool]:
     if program == "git":
         return _git_key(words[1:])
     args = [w for w in words[1:] if not w.startswith("-")]
-    if program in READ_ONLY:
+    if program in READ_ONLY or program.lower() in WINDOWS_READ_ONLY:
+        return program, True
+    if READING_CMDLET.match(program):
         return program, True
     if program in SUBCOMMANDS and args:
         return f"{program} {args[0].strip(chr(34) + chr(39))}", False
@@ -265,11 +280,15 @@ def _git_key(words: list[str]) -> tuple[str, bool]:
 
 def shell_command(detail: str) -> Command:
     """A command line as a ``Command``: its text without a shell wrapper, its key and
-    whether it only reads."""
+    whether it only reads. A step that writes the output before it to a file
+    (``WRITES_OUTPUT``) writes, and is keyed by what it writes: its first program."""
     text = SHELL_WRAPPER.sub("", detail.strip()).strip().strip("'\"")
     unquoted = QUOTED.sub("''", text)  # a | or ; inside quotes splits nothing
-    keys = [_segment_key(s) for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
+    segments = [s for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
+    keys = [_segment_key(s) for s in segments if not WRITES_OUTPUT.match(s)]
     acting = [key for key, read_only in keys if not read_only]
+    if not acting and keys and len(keys) < len(segments):
+        acting = [keys[0][0]]
     return Command(text, acting[0] if acting else "", not acting, tuple(acting))
 
 

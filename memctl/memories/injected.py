@@ -55,6 +55,10 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("codex", "permissions", _block("permissions instructions")),
     _rule("codex", "turn-aborted", _block("turn_aborted")),
     _rule("codex", "skills", _block("skills_instructions")),
+    # a skill the person named ("$entire:code-tour"): Codex sends its SKILL.md as a user
+    # message in <skill>; read as theirs, its body was a request and its rules decisions
+    # (fresh8's entireskills code-tour run)
+    _rule("codex", "skill", _block("skill")),
     # Codex's IDE extension and desktop app put the files a person points at (and the open
     # tabs) above their words, which follow "## My request for Codex:": as a title or an ask
     # the heading read "# Files mentioned by the user:" (heldout's codemie, s32-distill)
@@ -177,15 +181,33 @@ def slash_request(text: str) -> str:
     return " ".join(f"/{name.group(1)} {args.group(1) if args else ''}".split())
 
 
+# The skill Codex sends (``<skill>``): its name, and what its front matter says it is for
+SKILL_NAME = lazy(r"<skill>\s*<name>\s*([^<]+?)\s*</name>")
+SKILL_DESCRIPTION = lazy(r"^description:\s*[\"']?(.+?)(?:(?<=[.!?])\s|[\"']?\s*$)", re.M)
+
+
+def skill_request(text: str) -> str:
+    """What a named skill's block says the person asked for: "skill NAME: the first sentence
+    of its description" (its body is the skill's instructions to the agent, no one's words:
+    fresh8's code-tour run was found by "the last month's narrative of agent work" through
+    them, and now through this); "" for no skill block."""
+    name = SKILL_NAME.search(text)
+    if name is None:
+        return ""
+    described = SKILL_DESCRIPTION.search(text[name.end() :])
+    return f"skill {name.group(1)}: {described.group(1)}" if described else f"skill {name.group(1)}"
+
+
 def strip_injected(text: str) -> Stripped:
     """``text`` without the blocks any client injects (every pattern applies to every
     transcript: a generic export may carry any client's wrappers). A slash command's
-    wrapper leaves its request behind: ``/name args``."""
+    wrapper leaves its request behind: ``/name args``; a named skill's block, what its
+    description says it is for (``skill_request``)."""
     removed: Counter[str] = Counter()
     if COMMAND_PROMPTS.match(text):
         removed["command"] += 1
         return Stripped("", removed)
-    request = slash_request(text)
+    request = slash_request(text) or skill_request(text)
     for injection in INJECTIONS:
         text, count = injection.regex.subn("", text)
         if count:

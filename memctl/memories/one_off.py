@@ -25,7 +25,11 @@ from memctl.lazy_re import lazy
 # - a fault in the work in front of them, reported: "导出的 Excel 里日期格式也不对，应该是
 #   YYYY-MM-DD，现在是美国格式。" (the Excel's dates are wrong too: a bug for the next session
 #   to fix, not a rule; "it's wrong" alone is a bare "it", no fact at all). Said of a thing:
-#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections.
+#   "不对，应该用 uv" (opening the sentence) and "你错了" (of the assistant) are corrections;
+# - a care any work takes, with nothing named: "don't add regressions" (fresh7's "fix merge
+#   conflicts. don't add regressions", s35-distill), "do not break anything", "do not commit
+#   anything" (fresh8's entireskills, which later asked for a commit). "Don't add
+#   dependencies" or "don't break the public API" name what to spare: rules.
 REPLY = lazy(
     r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
     r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
@@ -52,6 +56,13 @@ UNTIL_DONE = lazy(
     r"\b(?:keep going|keep working|carry on|continue) (?:until|till)\b",
     re.I,
 )
+ANY_WORK = lazy(
+    r"^\W*(?:please )?(?:don't|do not|dont)\s+"
+    r"(?:add|introduce|cause|create|make|break|commit|push|change|touch|edit|delete)\s+"
+    r"(?:any(?:thing)?\s+)?(?:new\s+)?(?:regressions?|bugs?|errors?|issues?|problems?|"
+    r"anything(?: else)?)\W*$",
+    re.I,
+)
 FAULT = lazy(
     r"\b(?:is|are|was|were|looks|seems)(?: (?:still|also|all|now))? (?:wrong|broken|incorrect|"
     r"not right|not working)\b|(?<=[^\W你您])也?(?:不对|错了|不正确|坏了)|間違って|잘못됐",
@@ -72,14 +83,12 @@ STANDING = lazy(
 #   里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式" (the date format is wrong too, it should
 #   be ..., it is the US one now), "the export is broken" (not "doesn't work": a rule
 #   gives that as its reason, "don't use npm ci, it doesn't work behind the proxy");
-# - how long to work on this task: "Don't stop until all functions are ported, tests pass".
+# - how long to work on this task (``UNTIL_DONE``, above): "Don't stop until all functions are
+#   ported, tests pass".
 DEFECT = lazy(
     r"\b(?:is|are|was|were|looks?|seems?) (?:also |still |now )?(?:wrong|broken|incorrect)\b|"
     r"不对|不正确|错了|有问题|おかしい|間違って|動かない|잘못|이상해",
     re.I,
-)
-UNTIL_DONE = lazy(
-    r"\b(?:don't|do not) stop (?:until|till|before)\b|\bkeep (?:going|working) until\b", re.I
 )
 # ... unless it says it holds from now on, in Chinese, Japanese or Korean too ("以后", "今後").
 LASTING = lazy(r"以后|今后|今後|これから|いつも|앞으로|항상|总是|永远")
@@ -94,7 +103,7 @@ def task_note(sentence: str) -> bool:
 
 
 def one_off(sentence: str) -> bool:
-    """A one-off instruction about the task at hand (``REPLY``, ``DEICTIC``, ``UNTIL_DONE``
-    or ``FAULT``) that does not say it holds beyond it (``STANDING``)."""
-    shaped = any(p.search(sentence) for p in (REPLY, DEICTIC, UNTIL_DONE, FAULT))
+    """A one-off instruction about the task at hand (``REPLY``, ``DEICTIC``, ``UNTIL_DONE``,
+    ``ANY_WORK`` or ``FAULT``) that does not say it holds beyond it (``STANDING``)."""
+    shaped = any(p.search(sentence) for p in (REPLY, DEICTIC, UNTIL_DONE, ANY_WORK, FAULT))
     return bool(shaped) and not STANDING.search(sentence)

@@ -136,6 +136,17 @@ DIGEST = (
             False,
         ),
         ("Left open: `deploy.sh` refused; tsconfig.json is missing", True),
+        # an edit the person declined is the later session's (fresh7's 04-23 session
+        # "corrected" fresh8's 04-17 digest by three declined edits of SKILL.md files)
+        ("Left open: Edit /home/ann/shop/CLAUDE.md refused", False),
+        # a file the later session edited itself: what it lacked is that work's start (a
+        # code-tour sub-agent's red step "corrected" an older digest's README.md edit)
+        (
+            "Edited: /repo/tsconfig.json\nOutcome: The check exited non-zero because "
+            "`tsconfig.json` did not include the paths.",
+            False,
+        ),
+        ("Outcome: The check exited non-zero because `tsconfig.json` did not include it.", True),
     ],
 )
 def test_a_correction_says_something_was_not_done_and_names_what_the_digest_claims(

@@ -276,6 +276,14 @@ def test_commands_are_keyed_by_program_and_subcommand_through_runners_and_quotes
     assert shell_command("npm test -- --run a.ts").key == "npm test"
     assert shell_command('rg -n "a|b; c" src && git status').read_only
     assert shell_command("cd web && pnpm build").key == "pnpm build"
+    # Windows reads, whatever the case of their names (fresh8's Gemini CLI sessions)
+    assert shell_command("tasklist | findstr MSEdgeRedirect.exe").read_only
+    assert shell_command("Get-Partition | Where-Object { $_.DriveLetter -eq 'E' }").read_only
+    assert shell_command("Set-Disk -Number 2 -IsOffline $true").key == "Set-Disk"
+    # output written to a file is keyed by what writes it: the refused first try and its retry
+    refused = shell_command("(tasklist; get-service) > processes_and_services.txt")
+    retry = shell_command('tasklist | Out-File -FilePath "C:\\processes.txt" -Encoding utf8')
+    assert refused.key == retry.key == "tasklist" and not retry.read_only
 
 
 def test_condense_keeps_conclusions_first_and_fits() -> None:

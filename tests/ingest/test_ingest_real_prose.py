@@ -145,6 +145,12 @@ def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
         ("fix merge conflicts. don't add regressions", ["don't add regressions"]),
         # an abbreviation ends no sentence
         ("we always deploy with fly, e.g. fly deploy --remote-only", None),
+        # fresh8's entireskills: an example of what the sentence before it says stays with it
+        (
+            "no just add entire name. so for example for session handoff it should print "
+            "Entire Session Handoff: etc....",
+            None,
+        ),
     ],
 )
 def test_a_sentence_typed_in_lower_case_is_its_own_fact(said: str, kept: list[str] | None) -> None:
@@ -186,7 +192,16 @@ def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
             "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
             "instruction",
         ),
+        # the same shape said otherwise: a second, narrower UNTIL_DONE replaced the first
+        ("Don't give up until the whole suite passes.", "instruction"),
+        ("Don't quit until the migration runs clean on staging.", "instruction"),
         ("Don't merge until CI passes.", "rule"),
+        # a care any work takes, naming nothing (fresh7's "fix merge conflicts. don't add
+        # regressions"); naming what to spare, a rule
+        ("fix merge conflicts. don't add regressions", "instruction"),
+        ("Don't introduce new bugs", "instruction"),
+        ("do not commit anything", "instruction"),  # fresh8's entireskills, for now
+        ("Don't add dependencies.", "rule"),
         # a fault in the work reported, a bug to fix (the written zh-order session): the rule
         # said in the same session stays one
         ("导出的 Excel 里日期格式也不对，应该是 YYYY-MM-DD，现在是美国格式。", "instruction"),
