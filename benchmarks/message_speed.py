@@ -3,19 +3,24 @@
     .venv/bin/python benchmarks/message_speed.py --memories 100000 --messages 1000000
 
 The store is built once and cached under --cache (default
-/tmp/memctl-bench-cache/messages-M-N): realistic synthetic texts (benchmarks/synthetic.py)
-in sessions of SESSION_MESSAGES messages, with *random* vectors under the real model's
-name (a float32 one per memory, an int8 one per message: embedding a million messages
-takes hours here, and the search costs the same whatever the vectors hold). Queries
-are embedded by the real MiniLM. Prints:
+/tmp/memctl-bench-cache/turns-M-N: a cache of another shape is not read), shaped as real
+sessions are: sessions of SESSION_MESSAGES messages in turns (TURN) of a said message
+(synthetic texts, benchmarks/synthetic.py), a call's note, its result's and a read's, and
+each memory distilled from a turn of a session (its session named, its source the turn; the
+turn says its text), so that provenance folds, the answering part and the turn's call run
+as on a real store. Vectors are *random* under the real model's name (a float32 one per
+memory and per call shown, an int8 one per said message: embedding a million messages
+takes hours here, and the search costs the same whatever the vectors hold). Queries are
+embedded by the real MiniLM. Prints:
 
 - the build: rows a second, the database's size and the message index's segment size;
 - the message vector index: its first build from SQLite, and the catch-up after a
   session of new messages is embedded;
 - the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
   messages' BM25;
-- in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
-  by default), their vectors off, on and auto (``recall.message_vectors``; auto, the
+- in-process recall p50/p95 (CPU p50/p90) with the messages in the ranking (asked as
+  `memctl recall --all-scopes` asks, ``api.recall``, and the ranking alone,
+  ``pipeline.recall``), their vectors off, on and auto (``recall.message_vectors``; auto, the
   default, after the store is settled as the worker and maintain settle it: past
   ``recall.message_vectors_up_to`` messages its vectors are dropped, and both full-text
   indexes are optimized into one segment), and without them
@@ -526,7 +531,7 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
     parser.add_argument("--questions", type=int, default=0, help="stored questions a memory")
     args = parser.parse_args()
-    name = f"messages-{args.memories}-{args.messages}"
+    name = f"turns-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
     add_questions_to(cached, args.questions)
