@@ -3,19 +3,24 @@
     .venv/bin/python benchmarks/message_speed.py --memories 100000 --messages 1000000
 
 The store is built once and cached under --cache (default
-/tmp/memctl-bench-cache/messages-M-N): realistic synthetic texts (benchmarks/synthetic.py)
-in sessions of SESSION_MESSAGES messages, with *random* vectors under the real model's
-name (a float32 one per memory, an int8 one per message: embedding a million messages
-takes hours here, and the search costs the same whatever the vectors hold). Queries
-are embedded by the real MiniLM. Prints:
+/tmp/memctl-bench-cache/turns-M-N: a cache of another shape is not read), shaped as real
+sessions are: sessions of SESSION_MESSAGES messages in turns (TURN) of a said message
+(synthetic texts, benchmarks/synthetic.py), a call's note, its result's and a read's, and
+each memory distilled from a turn of a session (its session named, its source the turn; the
+turn says its text), so that provenance folds, the answering part and the turn's call run
+as on a real store. Vectors are *random* under the real model's name (a float32 one per
+memory and per call shown, an int8 one per said message: embedding a million messages
+takes hours here, and the search costs the same whatever the vectors hold). Queries are
+embedded by the real MiniLM. Prints:
 
 - the build: rows a second, the database's size and the message index's segment size;
 - the message vector index: its first build from SQLite, and the catch-up after a
   session of new messages is embedded;
 - the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
   messages' BM25;
-- in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
-  by default), their vectors off, on and auto (``recall.message_vectors``; auto, the
+- in-process recall p50/p95 (CPU p50/p90) with the messages in the ranking (asked as
+  `memctl recall --all-scopes` asks, ``api.recall``, and the ranking alone,
+  ``pipeline.recall``), their vectors off, on and auto (``recall.message_vectors``; auto, the
   default, after the store is settled as the worker and maintain settle it: past
   ``recall.message_vectors_up_to`` messages its vectors are dropped, and both full-text
   indexes are optimized into one segment), and without them
@@ -50,12 +55,15 @@ import argparse
 import compileall
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query at a time, as the CLI runs
@@ -65,11 +73,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from benchmarks.recall_speed import EXTRA_QUERIES, ms, percentiles, process_line  # noqa: E402
-from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
+from benchmarks.synthetic import QUERIES, SERVICES, TOOLS, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
+from memctl.ingest.calls_shown import calls_shown  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, State, now_iso, parse_time  # noqa: E402
+from memctl.store.call_vectors import add_call_vectors  # noqa: E402
 from memctl.store.database import MEMORIES_FTS, MESSAGES_FTS  # noqa: E402
 from memctl.store.maintenance import optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, get_memories, insert_memory  # noqa: E402
@@ -85,6 +95,25 @@ from memctl.store.vector_index import VectorIndex  # noqa: E402
 from memctl.store.vector_query import Scores  # noqa: E402
 
 SESSION_MESSAGES = 40  # messages a synthetic session holds
+# A synthetic turn's messages, as the dev store's sessions hold them (3,142 messages: a
+# quarter said, three quarters tool notes; 733 calls shown in 2,361 messages of notes): what
+# was said, a call's note, its result's, and a read's note, which shows no call.
+TURN = ("said", "call", "result", "read")
+TURNS = SESSION_MESSAGES // len(TURN)
+# One said message in USER_TURNS is the person's (the dev store: 114 of 823 said messages),
+# and a said message holds SAID_SENTENCES[...] sentences (about 75 characters each; the dev
+# store's said messages: median 90 characters, mean 432).
+USER_TURNS = 5
+SAID_SENTENCES = (1, 1, 1, 4, 13)
+# The call a turn's note records: a command run or a file written (ingest/calls_shown.py shows
+# both), filled with a service and a tool of benchmarks/synthetic.py.
+CALLS = (
+    "Bash: pytest -q tests/test_{service}.py",
+    "Bash: {tool} deploy {service} --env staging",
+    "Bash: git commit -am 'fix the {service} service'",
+    "Edit: services/{service}/config.yaml",
+    "Write: docs/{service}/runbook.md",
+)
 BATCH = 20_000  # rows written per transaction
 DIM = 384  # MiniLM's
 EVERYWHERE = MemoryFilter()
@@ -111,47 +140,97 @@ DUMP_QUERIES = [
 DUMP_LIMIT = 30  # a deeper recall than the default, for --dump
 
 
-def _memories(ctx: Context, count: int, rng: np.random.Generator) -> None:
-    texts = list(synthetic_memories(count, seed=11))
+def _memories(ctx: Context, texts: list[str], sessions: int, rng: np.random.Generator) -> None:
+    """A memory for each of ``texts``, each with a random float32 vector; with ``sessions``,
+    each distilled from one turn of a session (``_distilled_from``), as the worker leaves a
+    fact: its session named, its source the turn's said message and its calls."""
+    count = len(texts)
     for start in range(0, count, BATCH):
         vectors = rng.normal(size=(min(BATCH, count - start), DIM)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         with ctx.db.atomic():
-            for text, vector in zip(texts[start : start + BATCH], vectors, strict=False):
-                insert_memory(ctx.db, Memory(content=text, scope="global"), vector.tobytes())
+            for number, (text, vector) in enumerate(
+                zip(texts[start : start + BATCH], vectors, strict=False), start=start
+            ):
+                memory = Memory(content=text, scope="global")
+                if sessions:
+                    session, seq = _distilled_from(number, sessions)
+                    memory.session_id = session
+                    memory.source = f"session:{session}#{seq}-{seq + 1}"
+                insert_memory(ctx.db, memory, vector.tobytes())
 
 
-def _messages(ctx: Context, count: int, rng: np.random.Generator) -> None:
-    """``count`` messages, each with one random int8 vector (a fresh store numbers its
-    messages' rowids from 1, in order)."""
-    texts = synthetic_memories(count, seed=13)
+def _session_id(number: int) -> str:
+    return f"bench-{number:06d}"
+
+
+def _distilled_from(memory: int, sessions: int) -> tuple[str, int]:
+    """The session and said message the ``memory``-th memory was distilled from: the
+    memories spread over the sessions, each session's over its turns in order."""
+    turn = (memory // sessions) % TURNS
+    return _session_id(memory % sessions), turn * len(TURN) + 1
+
+
+def _said(rng: random.Random, texts: Iterator[str], number: int) -> tuple[Role, str]:
+    """A turn's said message: the person's (one turn in USER_TURNS) or the assistant's, of
+    SAID_SENTENCES[...] sentences."""
+    role = Role.USER if number % USER_TURNS == 0 else Role.ASSISTANT
+    return role, " ".join(next(texts) for _ in range(rng.choice(SAID_SENTENCES)))
+
+
+def _turn(
+    rng: random.Random, texts: Iterator[str], said_as: str | None, number: int
+) -> list[tuple[Role, str]]:
+    """One turn's messages (TURN): said (``said_as``, a memory's text, when one was
+    distilled from it), a call's note, its result's, and a read's note."""
+    role, said = _said(rng, texts, number)
+    service, tool = rng.choice(SERVICES), rng.choice(TOOLS)
+    call = rng.choice(CALLS).format(service=service, tool=tool.lower().replace(" ", "-"))
+    name = call.partition(":")[0]
+    return [
+        (role, said_as or said),
+        (Role.ASSISTANT, f"[tool {call}]"),
+        (Role.TOOL, f"[tool result {name}: ok]"),
+        (Role.ASSISTANT, f"[tool Read: services/{service}/config.yaml]"),
+    ]
+
+
+def _messages(ctx: Context, count: int, memories: list[str], rng: np.random.Generator) -> None:
+    """``count`` messages in sessions of SESSION_MESSAGES, in turns shaped as a real
+    session's (TURN), the said ones with a random int8 vector each, the calls with a random
+    float32 one each (a fresh store numbers its messages' rowids from 1, in order)."""
+    texts = synthetic_memories(sys.maxsize, seed=13)  # as many as the turns say
+    words = random.Random(13)
+    sessions = -(-count // SESSION_MESSAGES)
+    distilled = {_distilled_from(n, sessions): text for n, text in enumerate(memories)}
     done = 0
     while done < count:
         size = min(BATCH, count - done)
-        batch = [next(texts) for _ in range(size)]
-        ids = [
-            (f"bench-{(done + i) // SESSION_MESSAGES:06d}", (done + i) % SESSION_MESSAGES + 1)
-            for i in range(size)
-        ]
+        batch: list[Message] = []
         at = now_iso()
+        while len(batch) < size:
+            number = done + len(batch)
+            session, seq = _session_id(number // SESSION_MESSAGES), number % SESSION_MESSAGES + 1
+            turn = _turn(words, texts, distilled.get((session, seq)), number // len(TURN))
+            batch += [
+                Message(role, text, at, session, seq + n)
+                for n, (role, text) in enumerate(turn[: size - len(batch)])
+            ]
         with ctx.db.atomic():
-            for session in dict.fromkeys(s for s, _ in ids):
+            for session in dict.fromkeys(m.session_id for m in batch):
                 save_session(ctx.db, Session(id=session, client="generic", scope="global"))
-            insert_messages(
-                ctx.db,
-                [
-                    Message(Role.USER if seq % 2 else Role.ASSISTANT, text, at, session, seq)
-                    for (session, seq), text in zip(ids, batch, strict=True)
-                ],
-            )
-        vectors = rng.integers(-127, 128, size=(size, DIM), dtype=np.int8)
+            insert_messages(ctx.db, batch)
+        rowids = range(done + 1, done + size + 1)
+        said = [r for r, m in zip(rowids, batch, strict=True) if not m.content.startswith("[")]
+        called = [r for r, m in zip(rowids, batch, strict=True) if calls_shown(m.content)]
+        said_vectors = rng.integers(-127, 128, size=(len(said), DIM), dtype=np.int8)
+        call_vectors = rng.normal(size=(len(called), DIM)).astype(np.float32)
         with ctx.db.atomic():
             add_message_vectors(
-                ctx.db,
-                [
-                    (rowid, 0, v.tobytes())
-                    for rowid, v in zip(range(done + 1, done + size + 1), vectors, strict=True)
-                ],
+                ctx.db, [(r, 0, v.tobytes()) for r, v in zip(said, said_vectors, strict=True)]
+            )
+            add_call_vectors(
+                ctx.db, [(r, v.tobytes()) for r, v in zip(called, call_vectors, strict=True)]
             )
         done += size
         print(f"  {done:,} messages", file=sys.stderr, end="\r")
@@ -166,12 +245,13 @@ def build(home: Path, memories: int, messages: int) -> None:
     ctx = Context(load_settings(home=building))
     rng = np.random.default_rng(5)
     ctx.db.ensure_vector_model(ctx.embedder.name, DIM)
+    texts = list(synthetic_memories(memories, seed=11))
     began = time.perf_counter()
     with ctx.db.without_fsync():
-        _memories(ctx, memories, rng)
+        _memories(ctx, texts, -(-messages // SESSION_MESSAGES), rng)
         memory_seconds = time.perf_counter() - began
         began = time.perf_counter()
-        _messages(ctx, messages, rng)
+        _messages(ctx, messages, texts, rng)
     message_seconds = time.perf_counter() - began
     ctx.close()
     print(
@@ -318,27 +398,46 @@ def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: flo
 
 
 def recall_figures(ctx: Context, repeat: int, choice: str, dump: Path | None) -> None:
-    from memctl.retrieve.pipeline import recall
-
+    """In-process recall CPU, asked as `memctl recall --all-scopes` asks (``api.recall``:
+    the projects the question names, each row's answering part and turn call), and the
+    ranking alone (``pipeline.recall``, what this benchmark timed until s36)."""
     for sessions in (True, False) if choice == "on" else (True,):
         if dump is not None:
             dump_recalls(ctx, dump, f"{choice} sessions={sessions}", sessions)
-        recall(ctx, "warm up", touch=False, sessions=sessions)
-        wall, cpu = [], []
-        for _ in range(repeat):
-            for query in QUERIES:
-                began, began_cpu = time.perf_counter(), time.process_time()
-                recall(ctx, query, touch=False, sessions=sessions)
-                wall.append(time.perf_counter() - began)
-                cpu.append(time.process_time() - began_cpu)
-        p50, p95 = percentiles(wall)
-        label = "memories only (--no-sessions)"
-        if sessions:
-            label = f"with session messages, their vectors {choice}"
-        print(
-            f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
-            f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
-        )
+        asked: dict[str, Callable[[str], object]] = {
+            "asked as `memctl recall`": partial(_asked, ctx, sessions),
+            "the ranking alone": partial(_ranked, ctx, sessions),
+        }
+        for how, ask in asked.items():
+            ask("warm up")
+            wall, cpu = [], []
+            for _ in range(repeat):
+                for query in QUERIES:
+                    began, began_cpu = time.perf_counter(), time.process_time()
+                    ask(query)
+                    wall.append(time.perf_counter() - began)
+                    cpu.append(time.process_time() - began_cpu)
+            p50, p95 = percentiles(wall)
+            label = "memories only (--no-sessions)"
+            if sessions:
+                label = f"with session messages, their vectors {choice}"
+            print(
+                f"in-process recall, {label}, {how}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time "
+                f"p50 {ms(percentiles(cpu)[0])}, p90 {ms(sorted(cpu)[int(0.9 * len(cpu))])} "
+                f"({len(wall)} recalls)"
+            )
+
+
+def _asked(ctx: Context, sessions: bool, query: str) -> object:
+    from memctl.api.recall import RecallRequest, recall
+
+    return recall(ctx, RecallRequest(query, all_scopes=True, touch=False, sessions=sessions))
+
+
+def _ranked(ctx: Context, sessions: bool, query: str) -> object:
+    from memctl.retrieve.pipeline import recall
+
+    return recall(ctx, query, touch=False, sessions=sessions)
 
 
 def dump_recalls(ctx: Context, path: Path, config: str, sessions: bool) -> None:
@@ -432,7 +531,7 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
     parser.add_argument("--questions", type=int, default=0, help="stored questions a memory")
     args = parser.parse_args()
-    name = f"messages-{args.memories}-{args.messages}"
+    name = f"turns-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
     add_questions_to(cached, args.questions)

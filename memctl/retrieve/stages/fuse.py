@@ -294,8 +294,12 @@ def own_words(content: str) -> str:
 def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
-    everywhere = {stem(w) for w in text_words(text)}
-    plain = plain_words(text) if any(mark in text for mark in MARKS) else everywhere
+    synonyms = run.query.synonyms
+    # only the stems asked about below are looked for: not every word of a long text
+    beginnings = stem_beginnings(
+        (*weights, *(p for word in weights for phrase in synonyms.get(word, ()) for p in phrase))
+    )
+    everywhere, plain = asked_stems(text, beginnings)
     spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
     held = [
@@ -304,7 +308,6 @@ def _share(run: Run, text: str, total: float) -> float:
         if stem(word.lower()) in (everywhere if word.lower() in spelled else plain)
     ]
     # a word the candidate writes in other words (the vocabulary's synonyms) counts less
-    synonyms = run.query.synonyms
     written_otherwise = [
         w
         for word, w in weights.items()
@@ -355,6 +358,69 @@ MARKUP = re.compile(
 )
 # What every token of MARKUP holds: a text without them has none (a cheap test)
 MARKS = ("/", "\\", '":')
+TOKEN = re.compile(r"\S+")  # a token, whitespace to whitespace
+
+
+@functools.lru_cache(maxsize=256)
+def stem_beginnings(words: tuple[str, ...]) -> tuple[str, ...]:
+    """How a word whose stem is one of ``words``' stems (as written and lower-cased) begins:
+    with the stem, or with the stem but its last "e" (``stem`` gives "note" back for
+    "noting")."""
+    stems = {stem(word.lower()) for word in words} | {stem(word) for word in words}
+    return tuple(sorted({s[:-1] if s.endswith("e") else s for s in stems}))
+
+
+def stems_beginning(words: set[str], beginnings: tuple[str, ...]) -> set[str]:
+    """The stems of ``words`` that begin as ``beginnings``."""
+    return {stem(w) for w in words if w.startswith(beginnings)}
+
+
+@functools.lru_cache(maxsize=256)
+def beginning_pattern(beginnings: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The words (as ``WORD`` finds them) that begin as ``beginnings``; None when one is no
+    word (or none is given): ``asked_stems`` then reads every word."""
+    if not beginnings or not all(WORD.fullmatch(b) for b in beginnings):
+        return None
+    return re.compile(rf"(?<![^\W_])(?:{'|'.join(map(re.escape, beginnings))})[^\W_]*")
+
+
+def asked_stems(text: str, beginnings: tuple[str, ...]) -> tuple[set[str], set[str]]:
+    """The stems of the words of ``text`` (lower-cased) that begin as ``beginnings``: all
+    (``text_words``'), and those written as words (``plain_words``'). The same sets as
+    stemming every word and keeping those, found without reading every word of a long
+    text, nor every token of its markup. A text holding CJK letters is read word by word:
+    ``text_words`` splits its words into parts a beginning may be inside of."""
+    pattern = beginning_pattern(beginnings)
+    if pattern is None or cjk.has_letters(text):
+        everywhere = stems_beginning(text_words(text), beginnings)
+        if everywhere and any(mark in text for mark in MARKS):
+            return everywhere, stems_beginning(text_words(MARKUP.sub(" ", text)), beginnings)
+        return everywhere, everywhere
+    found = [(m.start(), m.group()) for m in pattern.finditer(text)]
+    everywhere = {stem(word) for _, word in found}
+    if not found or not any(mark in text for mark in MARKS):
+        return everywhere, everywhere
+    plain = set()
+    token = (0, 0, False)  # the last token read: its start, its end, whether it is markup
+    for at, word in found:  # in the text's order: a long token is read once
+        if at >= token[1]:
+            token = markup_token(text, at)
+        if not token[2]:
+            plain.add(stem(word))
+    return everywhere, plain
+
+
+def markup_token(text: str, at: int) -> tuple[int, int, bool]:
+    """The token of ``text`` the character at ``at`` is in (its start and end), and whether
+    it is one of MARKUP's, which ``plain_words`` takes out: MARKUP's matches are whole
+    tokens, whitespace (``\\s``: ``str.isspace``) to whitespace, holding one of MARKS."""
+    start = at
+    while start and not text[start - 1].isspace():
+        start -= 1
+    end = TOKEN.match(text, at)
+    stop = end.end() if end is not None else at
+    marked = any(mark in text[start:stop] for mark in MARKS)
+    return start, stop, marked and MARKUP.match(text, start) is not None
 
 
 def plain_words(text: str) -> set[str]:
