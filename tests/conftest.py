@@ -292,9 +292,26 @@ def cli_server(env: dict[str, str]) -> Server | None:
         return _server[0] if _server[0].serves(env) else None
 
 
+_mcp_server: list[Server] = []  # this worker's server of `memctl mcp` processes
+
+
+def memctl_command(args: list[str], env: dict[str, str]) -> list[str]:
+    """The command line of ``python -m memctl ARGS`` for a process a client starts (an MCP
+    client its server), to run with ``env``: forked from this worker's server of MCP
+    processes (the SDK loaded once, ~1 s of CPU a start) unless the test is marked fresh."""
+    fresh = [sys.executable, "-m", "memctl", *args]
+    if FRESH or _fresh_test[0]:
+        return fresh
+    with _server_lock:
+        if not _mcp_server or _mcp_server[0].process.poll() is not None:
+            _mcp_server[:] = [Server(mcp=True)]
+        return _mcp_server[0].command(args) if _mcp_server[0].serves(env) else fresh
+
+
 def pytest_sessionfinish() -> None:
-    """The fork server ends with its worker, and is waited for: its CPU counts in the run's."""
-    for server in _server:
+    """The fork servers end with their worker, and are waited for: their CPU counts in the
+    run's."""
+    for server in (*_server, *_mcp_server):
         server.stop()
 
 
