@@ -57,7 +57,9 @@ def stdio(home: Path, project: Path, *settings: str) -> StdioServerParameters:
     """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each setting
     (forked: ``memctl_command``)."""
     env = server_env(home, **NO_RESIDENT)
-    command, *args = memctl_command([*(a for c in settings for a in ("-c", c)), "mcp"], env)
+    command, *args = memctl_command(
+        [*(a for c in settings for a in ("-c", c)), "mcp"], env, mcp=True
+    )
     return StdioServerParameters(command=command, args=args, env=env, cwd=project)
 
 

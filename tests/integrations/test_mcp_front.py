@@ -37,7 +37,7 @@ class Wire:
         # no resident recall process (the module's fixture runs before the autouse one)
         env = {**os.environ, "MEMCTL_LLM": "none", "MEMCTL_RECALL_RESIDENT": "off"}
         self.process = subprocess.Popen(
-            memctl_command(["--home", str(home), "-c", "llm=none", "mcp"], env),
+            memctl_command(["--home", str(home), "-c", "llm=none", "mcp"], env, mcp=True),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -182,7 +182,7 @@ def test_bad_lines_go_to_the_sdk_as_before(home: Path, first: tuple[dict[Any, by
 async def through_the_sdk_client(home: Path, calls: bool) -> tuple[set[str], str]:
     env = server_env(home, **NO_RESIDENT)
     command, *args = memctl_command(
-        ["-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"], env
+        ["-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"], env, mcp=True
     )
     params = StdioServerParameters(command=command, args=args, env=env)
     async with Client(params, mode="legacy") as client:
