@@ -72,6 +72,10 @@ WARMED = (
     "memctl.sync.pipeline",
     "memctl.sync.records",
 )
+# What `memctl mcp` loads besides, for a server of MCP processes (``Server(mcp=True)``): the
+# MCP SDK (~0.8 s of CPU of a ~1.2 s start). Not in the commands' server: the tests of the
+# front (tests/integrations/test_mcp_front_search.py) prove a start that never loads it.
+PRELOAD_MCP = ("memctl.integrations.mcp_front", "memctl.integrations.mcp_server")
 MAX_REQUEST = 1 << 22  # bytes of one request line (the environment is most of it)
 
 
@@ -84,10 +88,10 @@ class Request:
     fds: list[int]
 
 
-def preload() -> None:
+def preload(mcp: bool) -> None:
     import importlib
 
-    for name in PRELOAD:
+    for name in (*PRELOAD, *(PRELOAD_MCP if mcp else ())):
         importlib.import_module(name)
 
 
@@ -238,7 +242,7 @@ def startup(env: dict[str, str]) -> dict[str, str]:
 class Server:
     """This worker's fork server, started on its first command."""
 
-    def __init__(self) -> None:
+    def __init__(self, mcp: bool = False) -> None:
         import atexit
         import shutil
         import subprocess
@@ -248,7 +252,7 @@ class Server:
         self.path = os.path.join(self.directory, "socket")
         self.startup = startup(dict(os.environ))
         self.process = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), self.path],
+            [sys.executable, os.path.abspath(__file__), self.path, *(["--mcp"] if mcp else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
@@ -322,9 +326,43 @@ class Server:
                 raise subprocess.TimeoutExpired(["memctl", *args], timeout) from None
         return code, outputs[out_read], outputs[err_read]
 
+    def command(self, args: list[str]) -> list[str]:
+        """A command line that is ``python -m memctl ARGS`` forked from this server, for a
+        process the test does not start itself (an MCP client starts its server): a small
+        process (``forward``) hands the server its standard streams, environment, directory
+        and umask, and ends as the command ends."""
+        return [sys.executable, "-S", os.path.abspath(__file__), "--forward", self.path, *args]
 
-if __name__ == "__main__":
-    preload()
+
+def forward(path: str, args: list[str]) -> None:
+    """``python -m memctl ARGS`` forked by the server at ``path`` in this process's place:
+    its streams are the command's (closed here, so a reader sees the command's end, not
+    this process's); a signal to end this process ends the command; its code is this one's."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    header = json.dumps({"args": args, "env": dict(os.environ), "cwd": os.getcwd(), "umask": mask})
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(path)
+        socket.send_fds(conn, [header[:1].encode()], [0, 1, 2])
+        conn.sendall(header[1:].encode() + b"\n")
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        replies = conn.makefile("rb")
+        pid = int(replies.readline())
+        for ending in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(ending, lambda number, _frame: os.kill(pid, number))
+        code = int(replies.readline())
+    if code < 0:  # ended by a signal: so is this process, as subprocess reports it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+if __name__ == "__main__" and sys.argv[1] == "--forward":
+    forward(sys.argv[2], sys.argv[3:])
+elif __name__ == "__main__":
+    preload(mcp=sys.argv[2:] == ["--mcp"])
     warm()
     gc.freeze()  # what the server loaded is never collected: each child's pages stay shared
     request = serve(sys.argv[1])

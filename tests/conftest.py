@@ -281,20 +281,39 @@ def fresh_processes(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 _server: list[Server] = []  # this worker's, started on its first command
+_mcp_server: list[Server] = []  # this worker's server of `memctl mcp` processes
 _server_lock = threading.Lock()
+
+
+def _serving(servers: list[Server], env: dict[str, str], mcp: bool) -> Server | None:
+    with _server_lock:
+        if not servers or servers[0].process.poll() is not None:
+            servers[:] = [Server(mcp=mcp)]
+        return servers[0] if servers[0].serves(env) else None
 
 
 def cli_server(env: dict[str, str]) -> Server | None:
     """This worker's fork server, when it can run a command with ``env``."""
-    with _server_lock:
-        if not _server or _server[0].process.poll() is not None:
-            _server[:] = [Server()]
-        return _server[0] if _server[0].serves(env) else None
+    return _serving(_server, env, mcp=False)
+
+
+def memctl_command(args: list[str], env: dict[str, str], mcp: bool = False) -> list[str]:
+    """The command line of ``python -m memctl ARGS`` for a process the test starts itself
+    (``subprocess.Popen``: to run alongside others) or a client starts (an MCP client its
+    server), to run with ``env``: forked from this worker's fork server (``mcp``: its server
+    of MCP processes, the SDK loaded once, ~1 s of CPU a start) unless the test is marked
+    fresh."""
+    fresh = [sys.executable, "-m", "memctl", *args]
+    if FRESH or _fresh_test[0]:
+        return fresh
+    server = _serving(_mcp_server if mcp else _server, env, mcp)
+    return fresh if server is None else server.command(args)
 
 
 def pytest_sessionfinish() -> None:
-    """The fork server ends with its worker, and is waited for: its CPU counts in the run's."""
-    for server in _server:
+    """The fork servers end with their worker, and are waited for: their CPU counts in the
+    run's."""
+    for server in (*_server, *_mcp_server):
         server.stop()
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from memctl.context import Context
 from memctl.errors import InputError
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.store.sessions import latest_messages
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_memctl
 from tests.ingesting import source
 
 NO_LLM = {"MEMCTL_LLM": "none"}
@@ -166,16 +164,13 @@ def test_every_file_is_0600_and_every_directory_0700_under_umask_000(
         ("recall", "deploy"),
         ("export", "--output", str(tmp_path / "out.jsonl")),
     ]
+    env = {**os.environ, **NO_LLM, "XDG_CACHE_HOME": str(cache)}
     for args in commands:
-        done = subprocess.run(
-            [sys.executable, "-m", "memctl", *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **NO_LLM, "XDG_CACHE_HOME": str(cache)},
-            cwd=project,
-            preexec_fn=lambda: os.umask(0),  # noqa: PLW1509
-            timeout=300,
-        )
+        mask = os.umask(0)  # the commands' (run_memctl passes this process's on)
+        try:
+            done = run_memctl(list(args), env, cwd=project, timeout=300)
+        finally:
+            os.umask(mask)
         assert done.returncode == 0, (args, done.stderr)
     made = [home, *home.rglob("*"), *(project / ".memctl").rglob("*"), tmp_path / "out.jsonl"]
     made += [cache / "memctl", *(cache / "memctl").rglob("*")]

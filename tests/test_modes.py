@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.conftest import run_memctl
 
 
 def run_under_umask(home: Path, *args: str, input: str = "") -> None:
-    subprocess.run(
-        [sys.executable, "-m", "memctl", *args],
-        input=input,
-        text=True,
-        capture_output=True,
-        check=True,
-        env={
-            **os.environ,
-            "MEMCTL_HOME": str(home),
-            "MEMCTL_EMBEDDER": "hash",
-            "MEMCTL_LLM": "none",
-        },
-        preexec_fn=lambda: os.umask(0o022),
-        timeout=120,
-    )
+    env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "MEMCTL_LLM": "none"}
+    mask = os.umask(0o022)  # the command's (run_memctl passes this process's on)
+    try:
+        done = run_memctl(list(args), env, input=input)
+    finally:
+        os.umask(mask)
+    assert done.returncode == 0, done.stderr
 
 
 def test_home_backups_and_hooks_are_private_under_umask_022(tmp_path: Path) -> None:

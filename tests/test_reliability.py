@@ -26,7 +26,7 @@ from memctl.model import Category
 from memctl.store.database import Database
 from memctl.store.migrations import MIGRATIONS
 from memctl.store.runs import save_run
-from tests.conftest import run_cli
+from tests.conftest import memctl_command, run_cli, run_memctl
 from tests.fakes import HashEmbedder
 from tests.holding import held
 from tests.ingesting import distil
@@ -44,12 +44,13 @@ def transcript(path: Path, n: int, tag: str) -> Path:
 
 
 def memctl_process(*args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, **NO_LLM}
     return subprocess.Popen(
-        [sys.executable, "-m", "memctl", *args],
+        memctl_command(list(args), env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, **NO_LLM},
+        env=env,
     )
 
 
@@ -68,13 +69,8 @@ def test_sixteen_first_ingests_at_once_all_succeed_and_store_everything(
     assert [code for _, code in outcomes] == [0] * 16, [err for (_, err), _ in outcomes]
     assert all("Traceback" not in err for (_, err), _ in outcomes)
     # a process that could not get the database in time spooled its transcript
-    done = subprocess.run(
-        [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false", "maintain"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **NO_LLM},
-        timeout=300,
-    )
+    maintain = ["-c", "ingest.spawn_worker=false", "maintain"]
+    done = run_memctl(maintain, {**os.environ, **NO_LLM}, timeout=300)
     assert done.returncode == 0, done.stderr
     assert stored(home, "SELECT count(*) FROM messages") == 160
     assert stored(home, "SELECT count(DISTINCT session_id) FROM messages") == 16
@@ -124,13 +120,8 @@ def test_ingest_wait_killed_mid_job_is_finished_by_the_rerun(home: Path, tmp_pat
         waiting.send_signal(signal.SIGKILL)
         waiting.wait()
         silent.close()
-    rerun = subprocess.run(
-        [sys.executable, "-m", "memctl", "ingest", "--wait", "--transcript", str(path)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **NO_LLM},
-        timeout=300,
-    )
+    again = ["ingest", "--wait", "--transcript", str(path)]
+    rerun = run_memctl(again, {**os.environ, **NO_LLM}, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert "0 new" in rerun.stdout  # nothing new to store: the rerun finished the old job
     assert job_states(home) == ["done"]

@@ -65,7 +65,6 @@ def test_the_per_prompt_hook_shows_its_last_run_and_timings(user: Path) -> None:
     assert "claude-code UserPromptSubmit: last" in table
 
 
-@pytest.mark.fresh
 def test_codex_per_prompt_names_the_hook_to_trust_and_status_says_untrusted(user: Path) -> None:
     done = run_cli("install", "codex", env=env(user))
     assert "/hooks" in done.stdout and "SessionStart, Stop" in done.stdout

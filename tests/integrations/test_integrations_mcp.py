@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from memctl.api.memory import Filters, ListRequest, list_memories
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
-from tests.conftest import run_cli, server_env
+from tests.conftest import memctl_command, run_cli, server_env
 from tests.ingesting import claude_work_session
 
 TOOLS = {
@@ -55,13 +54,13 @@ def server(home: Path, project: Path, *config: str) -> StdioServerParameters:
 
 
 def stdio(home: Path, project: Path, *settings: str) -> StdioServerParameters:
-    """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each setting."""
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", *(a for c in settings for a in ("-c", c)), "mcp"],
-        env=server_env(home, **NO_RESIDENT),
-        cwd=project,
+    """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each setting
+    (forked: ``memctl_command``)."""
+    env = server_env(home, **NO_RESIDENT)
+    command, *args = memctl_command(
+        [*(a for c in settings for a in ("-c", c)), "mcp"], env, mcp=True
     )
+    return StdioServerParameters(command=command, args=args, env=env, cwd=project)
 
 
 async def session(home: Path, project: Path) -> dict[str, Any]:

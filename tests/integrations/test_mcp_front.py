@@ -7,7 +7,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from memctl.integrations.mcp_front import ANSWERS_FILE, Front
-from tests.conftest import server_env
+from tests.conftest import memctl_command, server_env
 from tests.integrations.test_integrations_mcp import NO_RESIDENT, TOOLS, text
 
 # A protocol version the SDK does not know: it answers with its latest, and the answers
@@ -35,13 +34,14 @@ class Wire:
     """``memctl mcp`` as a process, spoken to line by line, as a client does."""
 
     def __init__(self, home: Path) -> None:
+        # no resident recall process (the module's fixture runs before the autouse one)
+        env = {**os.environ, "MEMCTL_LLM": "none", "MEMCTL_RECALL_RESIDENT": "off"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "memctl", "--home", str(home), "-c", "llm=none", "mcp"],
+            memctl_command(["--home", str(home), "-c", "llm=none", "mcp"], env, mcp=True),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            # no resident recall process (the module's fixture runs before the autouse one)
-            env={**os.environ, "MEMCTL_LLM": "none", "MEMCTL_RECALL_RESIDENT": "off"},
+            env=env,
         )
 
     def send(self, message: dict[str, Any]) -> None:
@@ -180,11 +180,11 @@ def test_bad_lines_go_to_the_sdk_as_before(home: Path, first: tuple[dict[Any, by
 
 
 async def through_the_sdk_client(home: Path, calls: bool) -> tuple[set[str], str]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"],
-        env=server_env(home, **NO_RESIDENT),
+    env = server_env(home, **NO_RESIDENT)
+    command, *args = memctl_command(
+        ["-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"], env, mcp=True
     )
+    params = StdioServerParameters(command=command, args=args, env=env)
     async with Client(params, mode="legacy") as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         if not calls:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 from memctl.ingest.message_vectors import parts
 from memctl.store.database import Database
-from tests.conftest import files_holding, run_cli
+from tests.conftest import files_holding, memctl_command, run_cli
 from tests.holding import FILE_LOCK, held
 from tests.memories.test_forget_everywhere import _published
 from tests.ollama_server import FakeOllama, _bypass_proxies, hashed_bag_of_words
@@ -78,8 +77,8 @@ def _ingesting(home: Path, tmp_path: Path, settings: list[str]) -> subprocess.Po
     transcript.write_text("".join(json.dumps({"role": r, "content": c}) + "\n" for r, c in lines))
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_text("".join(f"{s}\n" for s in settings))
-    command = [sys.executable, "-m", "memctl", "ingest", "--transcript", str(transcript), "--wait"]
     env = {**os.environ, **({} if "embedder: ollama" in settings else {"MEMCTL_EMBEDDER": "hash"})}
+    command = memctl_command(["ingest", "--transcript", str(transcript), "--wait"], env)
     return subprocess.Popen(command, env=env, text=True, stdout=subprocess.PIPE)
 
 

@@ -47,7 +47,7 @@ from memctl.ui import history, views
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, Shared, run_cli, shared
 from tests.fakes import HashEmbedder
 from tests.ingesting import SESSION, distil, fixture, ingest_text
 from tests.maintain.test_maintain import put
@@ -60,13 +60,25 @@ HOSTILE = (
 HOST = "testserver"
 
 
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """A session captured and distilled, another captured, a memory remembered: once for
+    the module (``stored`` copies it for each test)."""
+    with shared(tmp_path_factory, user_cache, "ui-store") as place:
+        settings = load_settings(overrides={"llm": "none", "llm.backoff_seconds": 0})
+        with Context(settings, embedder=HashEmbedder()) as ctx:
+            capture(ctx, fixture("claude-code.jsonl"), IngestOptions())
+            run_session(ctx, SESSION)
+            ingest_text(ctx, "user: please fix the flaky login test\nassistant: done\n", "here-1")
+            memory_api.remember(ctx, RememberRequest("The staging database is PostgreSQL 16"))
+    return place
+
+
 @pytest.fixture
-def stored(make_ctx: Any) -> Context:
+def stored(store: Shared, home: Path, make_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> Context:
+    """The test's home: a copy of ``store``, run from its project."""
+    monkeypatch.chdir(store.copy(home).project)
     ctx: Context = make_ctx()
-    capture(ctx, fixture("claude-code.jsonl"), IngestOptions())
-    run_session(ctx, SESSION)
-    ingest_text(ctx, "user: please fix the flaky login test\nassistant: done\n", "here-1")
-    memory_api.remember(ctx, RememberRequest("The staging database is PostgreSQL 16"))
     return ctx
 
 
