@@ -14,12 +14,14 @@ from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.model import HIDDEN_STATES, Memory
 from memctl.retrieve.pipeline import Recalled, RecallResult
-from memctl.retrieve.run import DROPPED, Run, Step
+from memctl.retrieve.run import ADDED, DROPPED, Run, Step
+from memctl.retrieve.stages.candidates import STAGE as CANDIDATES
 from memctl.store.memories import fts_rank_of, get_memory, resolve_id
 from memctl.store.message_search import get_message, is_message_id
 from memctl.store.sessions import source_range
 
 LEG_RAW = {"vector": "distance", "time": "distance", "vector_en": "distance"}
+LIMIT = "limit"  # a candidate no stage dropped, below the rows the limit shows
 
 
 def explain(result: Recalled, steps: list[Step]) -> dict[str, Any]:
@@ -86,11 +88,27 @@ def why_not(ctx: Context, result: RecallResult, id_or_prefix: str) -> WhyNot:
             reason = f"recalled at rank {rank} as a {item.match_why}"
             return WhyNot(memory_id, True, "fuse", reason, rank, steps)
     dropped = next((s for s in reversed(steps) if s.action == DROPPED), None)
-    if dropped is not None:
+    if dropped is not None and dropped is steps[-1]:
         return WhyNot(memory_id, False, dropped.stage, dropped.why, steps=steps)
+    found = next((s for s in steps if s.stage == CANDIDATES and s.action == ADDED), None)
+    if found is not None:  # went on past every stage (the gate's possible ones too)
+        reason = below_the_rows(result, [found, *([dropped] if dropped else [])], steps[-1])
+        return WhyNot(memory_id, False, LIMIT, reason, steps=steps)
     assert result.run is not None
     stage, reason = never_found(ctx, result.run, memory)
     return WhyNot(memory_id, False, stage, reason, steps=steps)
+
+
+def below_the_rows(result: RecallResult, said: list[Step], last: Step) -> str:
+    """Why a candidate that went on past every stage is not shown: how it was found and,
+    when the gate set it aside (``said``), why; then the rows ranked above it. One the gate
+    set aside and a later stage ranked (a possible match, ``recall.possible``) was ranked
+    too low, not dropped."""
+    shown = result.results
+    rows = f"the {len(shown)} rows shown" if shown else "no row shown"
+    least = f"; the last row's {shown[-1].score:.3f}" if shown else ""
+    told = "; ".join(step.why for step in said if step.why)
+    return f"{told}; then ranked below {rows} (its score {last.score:.3f}{least})"
 
 
 def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:

@@ -171,8 +171,17 @@ def test_why_not_names_the_stage(shop: tuple[Context, dict[str, str]]) -> None:
     report = why_not(ctx, result, ids["ci_old"][:8])
     assert (report.recalled, report.stage) == (False, "status")
     assert "superseded" in report.reason and "--history" in report.reason
+    # a leg found it and the gate kept it aside: ranked among the possible matches, below
+    # the rows shown, not dropped by the gate
     plants = why_not(ctx, result, ids["plants"])
-    assert plants.stage in ("candidates", "fuse", "cutoff", "mmr")
+    assert (plants.recalled, plants.stage) == (False, "limit")
+    assert (
+        plants.reason.startswith("found by vector #") and "ranked below the 5 rows" in plants.reason
+    )
+    clear_only = recall(
+        ctx, "where does continuous integration run?", 5, now=NOW, touch=False, possible=0
+    )
+    assert why_not(ctx, clear_only, ids["plants"]).stage == "fuse"  # no possible row offered
     assert why_not(ctx, result, ids["ci_new"]).recalled
 
 
