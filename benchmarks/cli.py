@@ -235,7 +235,11 @@ def paraphrase(
     ] = None,
     details: Annotated[
         Path | None,
-        typer.Option("--details", help="Write one JSON line per question: each retriever's top 5."),
+        typer.Option(
+            "--details",
+            help="Write one JSON line per question: each retriever's top 5, and for a fact "
+            "memctl misses, where it was lost (`lost`: the stage and reason --why-not gives).",
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:

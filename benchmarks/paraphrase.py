@@ -14,7 +14,10 @@ the share of paraphrase questions with their fact in the top ``K``, the share
 that returned nothing, and the share of unrelated questions that returned
 anything. Every figure is given for the two halves apart (odd ids: the half
 recall's constants may be tuned on; even ids: the half they never are), so a
-change that only helps the tuned half shows.
+change that only helps the tuned half shows. With ``--details``, each fact
+memctl misses also says where it was lost, as ``memctl recall --why-not``
+tells it (``where_lost``): never a candidate, dropped by a stage, or ranked below
+the rows shown.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from pathlib import Path
 
 from benchmarks.embedcache import EmbeddingCache
 from benchmarks.haystack import BENCH_SCOPE, BenchStores
-from benchmarks.retrievers import Question, Retriever
+from benchmarks.retrievers import Question, Retriever, memctl_recall
 from memctl.config import Settings
+from memctl.context import Context
 from memctl.errors import InputError
 from memctl.model import Category, Kind, Memory, Tier, format_time
 
@@ -138,6 +142,7 @@ class Tally:
     answered: dict[tuple[str, str], int] = field(default_factory=dict)
     # one record per question asked: what each retriever's top K were (``--details``)
     per_question: list[dict[str, object]] = field(default_factory=list)
+    lost: bool = False  # where each fact memctl misses was lost, in its record (``where_lost``)
 
     def add(self, counts: dict[tuple[str, str], int], key: tuple[str, str], n: int = 1) -> None:
         counts[key] = counts.get(key, 0) + n
@@ -184,6 +189,7 @@ def ask(
     ctx = stores.new()
     stores.fill(ctx, memories, chunk=1000)
     wanted = {m.id: f.id for m, f in zip(memories, facts, strict=False)}
+    stored = {f: m for m, f in wanted.items()}
     # each stored memory by a name identical runs share (its memory id is new each run)
     named = {m.id: wanted.get(m.id, f"distractor:{i - start}") for i, m in enumerate(memories)}
     size = len(memories)
@@ -194,9 +200,13 @@ def ask(
                 found = retriever(ctx, Question(fact.question, now), DEPTH)
                 tally.add(tally.asked, key)
                 tally.add(tally.empty, key, not found)
-                tally.add(tally.found, key, fact.id in {wanted.get(i) for i in found[:K]})
+                hit = fact.id in {wanted.get(i) for i in found[:K]}
+                tally.add(tally.found, key, hit)
                 top = [named.get(i, i) for i in found[:K]]
-                tally.per_question.append(_detail(size, name, fact.id, top))
+                detail = _detail(size, name, fact.id, top)
+                if tally.lost and not hit and retriever is memctl_recall:
+                    detail["lost"] = where_lost(ctx, Question(fact.question, now), stored[fact.id])
+                tally.per_question.append(detail)
             for identifier, question in unrelated:
                 key = (name, half_of(identifier))
                 found = retriever(ctx, Question(question, now), DEPTH)
@@ -206,6 +216,19 @@ def ask(
                 tally.per_question.append(_detail(size, name, identifier, top))
     finally:
         stores.discard(ctx)
+
+
+def where_lost(ctx: Context, question: Question, memory_id: str) -> dict[str, object]:
+    """Where recall (as ``memctl_recall`` runs it) loses a memory it does not show in its
+    top ``K``: the stage and reason ``memctl recall --why-not`` gives (``candidates``: no
+    leg found it, with its rank in the vector leg over the whole store; ``limit``: a
+    candidate ranked below the rows shown; another stage: it dropped it) and its row."""
+    from memctl.retrieve.explain import why_not
+    from memctl.retrieve.pipeline import recall
+
+    found = recall(ctx, question.text, DEPTH, now=question.now, touch=False)
+    report = why_not(ctx, found, memory_id)
+    return {"stage": report.stage, "row": report.rank, "reason": report.reason}
 
 
 def _detail(size: int, retriever: str, question: str, top: list[str]) -> dict[str, object]:
@@ -231,7 +254,7 @@ def run(
     rows = []
     with BenchStores(settings, cache) as stores:
         for size in sizes:
-            tally = Tally()
+            tally = Tally(lost=details is not None)
             if size <= SMALL:
                 for start in range(0, len(facts), size):
                     group = facts[start : start + size]

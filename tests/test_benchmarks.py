@@ -777,6 +777,43 @@ def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
         paraphrase.run(settings, cache, [40], [], dict(BASELINES), data)
 
 
+def test_paraphrase_details_say_where_a_missed_fact_was_lost(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    """A fact sharing no word with its question, beside ten notes holding every word of
+    it: recall shows the ten, and ``where_lost`` says where the fact went, as --why-not
+    does; a fact found says nothing."""
+    from benchmarks import paraphrase
+    from benchmarks.retrievers import memctl_recall
+
+    data = tmp_path / "para"
+    data.mkdir()
+    question = "which deploy script ships the billing service?"
+    lines = [("f001", "Invoices are issued by the ledger job at night", question)]
+    lines += [
+        (f"f{n:03}", f"Note {n}: deploy script ships billing service", "x?")
+        for n in range(3, 23, 2)
+    ]
+    (data / "facts.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "fact": f, "question": q, "kind": "stack"}) + "\n"
+            for i, f, q in lines
+        )
+    )
+    (data / "unrelated.jsonl").write_text(json.dumps({"id": "u001", "question": "x?"}) + "\n")
+    settings, cache = fast
+    details: list[dict[str, object]] = []
+    paraphrase.run(settings, cache, [11], [], {"memctl": memctl_recall}, data, details)
+    missed = next(d for d in details if d["question"] == "f001")
+    assert "f001" not in missed["top5"]
+    lost = missed["lost"]
+    # the gate set it aside as a possible match, and the ten clear notes left it no row
+    assert isinstance(lost, dict) and lost["row"] is None, lost
+    assert lost["stage"] == "fuse" and str(lost["reason"]).startswith("possible: ")
+    facts = [d for d in details if str(d["question"]).startswith("f")]
+    assert all(("lost" in d) == (d["question"] not in d["top5"]) for d in facts)
+
+
 def test_llm_replay_records_an_unanswered_judge_request_then_answers_it(tmp_path: Path) -> None:
     from benchmarks import llm_replay
     from memctl.errors import MemctlError
