@@ -45,6 +45,8 @@ VERBS_FILE = Path(__file__).with_name("verbs.txt")
 SPELLINGS_FILE = Path(__file__).with_name("spellings.txt")
 NOUN_FORM = "-"  # verbs.txt's mark for an -ing form that is mostly a noun
 NAME_TAG, VERB_TAG = "name", "verb"
+# vocabulary.txt's tag for a word that is the term only in capitals ("MR", not "Mr.")
+CAPITALS_TAG = "caps"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
 SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
 POSSESSIVE = "'s"  # the only apostrophe WORD keeps inside a word
@@ -80,6 +82,7 @@ class Vocabulary:
     names: frozenset[str]
     longest: int
     verbs: frozenset[str] = frozenset()
+    capitals: frozenset[str] = frozenset()
 
 
 def phrase_of(text: str) -> Phrase:
@@ -97,6 +100,7 @@ def parse(text: str) -> Vocabulary:
     groups: list[tuple[Phrase, ...]] = []
     names: set[str] = set()
     verbs: set[str] = set()
+    capitals: set[str] = set()
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
@@ -106,6 +110,9 @@ def parse(text: str) -> Vocabulary:
             names.add(phrases[0][0])
             if tag == VERB_TAG:
                 verbs.add(phrases[0][0])
+        if tag == CAPITALS_TAG:
+            capitals.update(p[0] for p in phrases)
+            continue
         if len(phrases) > 1:
             groups.append(phrases)
     by_phrase: dict[Phrase, list[int]] = {}
@@ -118,6 +125,7 @@ def parse(text: str) -> Vocabulary:
         frozenset(names),
         max((len(p) for p in by_phrase), default=1),
         frozenset(verbs),
+        frozenset(capitals),
     )
 
 
@@ -318,6 +326,14 @@ def _match(
     return None
 
 
+def _not_in_capitals(vocab: Vocabulary, word: str, found: tuple[Phrase, int] | None) -> bool:
+    """Whether ``word`` is one of the terms only capitals make ("MR", "MRs": a merge request)
+    written otherwise ("Mr." is a title)."""
+    if found is None or found[1] > 1 or found[0][0] not in vocab.capitals:
+        return False
+    return not word.removesuffix("s").isupper()
+
+
 def _ordinary(
     vocab: Vocabulary, words: list[str], index: int, found: tuple[Phrase, int] | None
 ) -> bool:
@@ -349,7 +365,7 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
                 if found is None or found[1] == 1:
                     index += 1
                     continue
-            if found is None:
+            if found is None or _not_in_capitals(vocab, words[index], found):
                 index += 1
                 continue
             phrase, size = found

@@ -111,6 +111,15 @@ def test_go_down_searches_the_outage_words_and_prs_the_pull_requests() -> None:
     assert ("pull", "request") in prs.expansions and ("pull", "request") in prs.synonyms["prs"]
 
 
+def test_mr_is_a_merge_request_only_in_capitals() -> None:
+    """s37-para: "Mr. Gallagher" searched pull and merge requests, and a chat memory naming
+    a "Mr." had them in its vector."""
+    assert expand("How much did the plumber, Mr. Gallagher, charge us?").phrases == ()
+    assert expand("mr smith called about the invoice").phrases == ()
+    for query in ("who reviews our MRs?", "is the MR merged yet"):
+        assert ("pull", "request") in expand(query).phrases
+
+
 def test_a_query_without_vocabulary_words_is_searched_as_before() -> None:
     analysed = analyse("lunch with Caroline at the pier", NOW)
     assert analysed.expansions == () and analysed.synonyms == {}
