@@ -516,7 +516,8 @@ def real_questions(
             "--fresh9",
             help="The ninth fresh split's questions (benchmarks/sessions/fresh9: Claude "
             "Code, Copilot CLI, OpenCode and Codex sessions of three projects), its sessions "
-            "in one store with the dev set's; blind likewise.",
+            "in one store with the dev set's; its tune half studied since s37 (its check "
+            "half unread).",
         ),
     ] = False,
     plain: Annotated[

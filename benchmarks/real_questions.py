@@ -61,7 +61,8 @@ longer blind.
 and four clients, Claude Code JSONL and Copilot CLI events from Entire's v1 checkpoint branch,
 OpenCode exports likewise, Codex CLI sessions as SpecStory Markdown, sub-agents among them,
 and 59 questions written before memctl ran on them), halves ``fresh9-tune`` and
-``fresh9-check``; blind.
+``fresh9-check``; its tune half studied since s37-fresh9 (docs/benchmarks.md), its check half
+still unread.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -113,7 +114,7 @@ FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three proj
 FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
 FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code, Gemini CLI; studied since s32
 FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex, Gemini CLI; since s35 studied
-FRESH9 = SESSIONS / "fresh9"  # the ninth (s35): Claude Code, Copilot CLI, OpenCode, Codex
+FRESH9 = SESSIONS / "fresh9"  # the ninth (s35): Copilot CLI, OpenCode, ...; tune studied (s37)
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -133,7 +134,7 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
 # fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7 (read by s32-fresh7),
-# fresh8 (read by s35-unseen), fresh9: neither half tuned on
+# fresh8 (read by s35-unseen), fresh9 (its tune half read by s37-fresh9): neither half tuned on
 HALVES = (
     "tune",
     "check",

@@ -31,10 +31,12 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from memctl.memories.narration import without_next_steps
 from memctl.model import Role
 from memctl.retrieve.echo import only_asks
 from memctl.retrieve.excerpt import WORD, held, query_words
 from memctl.retrieve.fit import ELLIPSIS, sentences
+from memctl.retrieve.run import TOOL_NOTE
 from memctl.store.message_search import get_message
 from memctl.store.sessions import messages_after
 
@@ -54,9 +56,13 @@ ANSWER_FLOOR = 0.2
 ANSWER_CHARS = 240
 # A sentence this short ("Done.", "Yes:") is shown with the one after it, cut if need be.
 SHORT_SENTENCE = 60
-# How far after a user's question its reply is looked for: the assistant's turn may come
-# after a tool's output or two; a user's message first means the question had none.
-REPLY_WITHIN = 3
+# How far after a user's message its reply is looked for: an announcement ("I'll read the
+# docs first"), its call and the call's output come first, and the answer after them
+# (reasoned: one announced call, or two calls, before the answer); a user's message first
+# means it had none.
+REPLY_WITHIN = 6
+# Codex and others write "I’ll": the next steps are matched with a plain apostrophe.
+CURLY_APOSTROPHE = "\u2019"
 # A sentence the row's own text holds as one run of words but for at most this many (a
 # fact drops its "great, ", a piece cut at ANSWER_CHARS ends in half a word) is not shown
 # again; one a digest quotes cut short with "…" is: its rest is what the row does not show.
@@ -122,31 +128,47 @@ def said_already(text: str, row: str) -> bool:
     return len(words) - run.size <= SAID_SLACK
 
 
+def says_something(text: str) -> bool:
+    """Whether an assistant's message says something besides its tool notes and the next
+    steps it announces ("I’ll read `RESEARCH-TASK.md` first, then every `*.md`")."""
+    lines = [line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE)]
+    return bool(without_next_steps("\n".join(lines).replace(CURLY_APOSTROPHE, "'")))
+
+
 def reply_to(db: Database, key: str) -> str | None:
     """The assistant's message answering the user's message ``key``: the first within
-    REPLY_WITHIN after it, before the user speaks again."""
+    REPLY_WITHIN after it, before the user speaks again, that says something (an assistant
+    announces and makes its calls before it answers: "what are the other two libs for?" is
+    followed by a message reading their code, then the one saying what each does); else
+    the first."""
     session, _, seq = key.rpartition("#")
+    replies = []
     for message in messages_after(db, session, int(seq), REPLY_WITHIN):
         if message.role == Role.USER:
-            return None
+            break
         if message.role == Role.ASSISTANT and message.content.strip():
-            return f"{session}#{message.seq}"
-    return None
+            replies.append(message)
+    said = [m for m in replies if says_something(m.content)]
+    return next((f"{session}#{m.seq}" for m in said or replies), None)
 
 
-def answering_member(db: Database, member: Member) -> Member:
+def answering_member(db: Database, member: Member, row: bool = False) -> Member:
     """The member itself, or, for a user's question only, the reply after it (every part:
-    its closest one was not measured), with the question's cosine: it answers it."""
+    its closest one was not measured), with the question's cosine: it answers it. A row
+    that is a user's message (``row``) is shown its reply whatever it says: it states the
+    ask ("read every markdown document in docs/"), the reply what came of it ("I found 19
+    markdown files")."""
     message = get_message(db, member.key)
-    if not only_asks(message.role, message.content):
+    asked = message.role == Role.USER if row else only_asks(message.role, message.content)
+    if not asked:
         return member
     reply = reply_to(db, member.key)
     return member if reply is None else Member(reply, None, member.cosine)
 
 
 def closest_members(run: Run, wanted: dict[str, list[str]]) -> dict[str, Member]:
-    """Each memory row's (``wanted``: its id -> its member messages) member closest to the
-    query by its closest stored part, when it clears ANSWER_FLOOR."""
+    """Each row's (``wanted``: its id -> its member messages; a user's message row: itself)
+    member closest to the query by its closest stored part, when it clears ANSWER_FLOOR."""
     from memctl.store.message_vectors import closest_parts, message_vector_index
     from memctl.store.vector_query import Scores
 
@@ -161,7 +183,8 @@ def closest_members(run: Run, wanted: dict[str, list[str]]) -> dict[str, Member]
         if near:
             cosine, key = max(near)
             if cosine >= ANSWER_FLOOR:
-                best[memory_id] = answering_member(run.ctx.db, Member(key, closest[key][0], cosine))
+                member = Member(key, closest[key][0], cosine)
+                best[memory_id] = answering_member(run.ctx.db, member, row=key == memory_id)
     return best
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
-from memctl.model import Memory, State, format_time, parse_time
+from memctl.model import Memory, Role, State, format_time, parse_time
 from memctl.retrieve.answering import Answering, Parts, answering, said_already
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
@@ -68,7 +68,7 @@ from memctl.retrieve.stages.time_boost import time_boost
 from memctl.retrieve.turns import Shown, turns
 from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
-from memctl.store.message_search import is_message_id
+from memctl.store.message_search import is_message_id, message_role
 from memctl.store.sessions import get_session, source_times
 from memctl.store.transcripts import SessionFilter, latest_session_start
 from memctl.store.writes import Writer
@@ -326,6 +326,8 @@ def recall(
     members = {
         r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
     }
+    # a user's message row stands for the reply it had (answering.answering_member)
+    members |= {r.memory.id: [r.memory.id] for r in results if message_role(r.memory) == Role.USER}
     answered = answering(run, members, answers) if answers else {}
     answered |= turns(run, [r.memory for r in results], calls) if calls else {}
     for item in results:

@@ -15,7 +15,14 @@ from memctl.embed import Embedder
 from memctl.ingest.message_vectors import embed_messages, parts
 from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
-from memctl.retrieve.answering import ANSWER_CHARS, best_sentence, said_already, shown
+from memctl.retrieve.answering import (
+    ANSWER_CHARS,
+    best_sentence,
+    reply_to,
+    said_already,
+    says_something,
+    shown,
+)
 from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
 from memctl.store import sessions
@@ -123,3 +130,43 @@ def test_a_short_sentence_takes_the_next_and_a_long_one_is_cut() -> None:
     assert shown([alone, "word " * 60], 0) == alone
     long = shown(["word " * 100], 0)
     assert len(long) == ANSWER_CHARS and long.endswith("…")
+
+
+# A user's request, the assistant's announcement, its call and the call's output, then the
+# message saying what came of it (fresh9's shape: docs/benchmarks.md, "fresh9 studied")
+REQUEST = "Read every markdown document in docs/provenance/ first."
+FOUND = "I found 19 markdown files under docs/provenance/, the task first."
+READ_ALL = [
+    (Role.USER, REQUEST),
+    (Role.ASSISTANT, "I’ll read `docs/provenance/TASK.md` first, then every `*.md` under it."),
+    (Role.ASSISTANT, "[tool exec_command: rg --files docs/provenance -g '*.md']"),
+    (Role.TOOL, "[tool result exec_command: docs/provenance/TASK.md · docs/provenance/a.md]"),
+    (Role.ASSISTANT, f"{FOUND} Reading the rest now."),
+    (Role.USER, "what is in TASK.md?"),
+    (Role.ASSISTANT, "[tool exec_command: cat docs/provenance/TASK.md]"),
+]
+
+
+def test_a_reply_is_the_first_message_of_the_turn_that_says_something(home: Path) -> None:
+    with Context(load_settings()) as on:
+        _session(on, READ_ALL, "s3")
+        # past the announcement (a curly apostrophe's "I’ll"), the call and its output
+        assert reply_to(on.db, "s3#1") == "s3#5"
+        # a turn of tool notes only: its first message, as before
+        assert reply_to(on.db, "s3#6") == "s3#7"
+        # the user speaks before any assistant does: no reply
+        assert reply_to(on.db, "s3#5") is None
+    assert not says_something("[tool exec_command: ls]\nLet me read it next.")
+    assert says_something(f"{FOUND}\n[tool exec_command: ls]")
+
+
+def test_a_users_message_row_shows_its_reply(home: Path, local_embedder: Embedder) -> None:
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        _session(on, READ_ALL, "s4")
+        embed_messages(on.db, on.embedder, 100)
+        asked = "how many markdown documents were in the provenance docs folder?"
+        found = recall(on, asked, touch=False, sessions=True, answers=parts)
+    row = next(r for r in found.results if r.memory.id == "s4#1")
+    # the request restates the question; what came of it is the reply's sentence
+    assert row.answering is not None and row.answering.message == "s4#5"
+    assert row.answering.text.startswith(FOUND)

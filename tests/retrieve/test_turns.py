@@ -22,6 +22,7 @@ from memctl.retrieve.pipeline import recall
 from memctl.retrieve.turns import TurnCall, worded
 from memctl.store import sessions
 from memctl.store.call_vectors import uncalled_count
+from memctl.store.message_search import message_role
 from tests.ingesting import claude_record
 from tests.retrieve.test_answering import Counting
 
@@ -73,9 +74,11 @@ def test_a_message_row_shows_the_command_its_turn_ran(home: Path, local_embedder
     assert announcing.to_dict()["from"]["text"] == announcing.answering.text
     # the message about something else has no call beside it: nothing shown
     assert "s1#9" not in rows or rows["s1#9"].answering is None
-    # a context block's rows, and a recall not asking for it, show their own text
+    # a context block's rows, and a recall not asking for it, show no call (a user's
+    # message row shows its reply: answering.py)
     assert all(r.answering is None for r in budgeted.results)
-    assert all(r.answering is None for r in unasked.results if r.is_message)
+    said = [r for r in unasked.results if r.is_message and message_role(r.memory) != Role.USER]
+    assert said and all(r.answering is None for r in said)
 
 
 def test_only_commands_and_file_writes_are_shown() -> None:
