@@ -145,8 +145,10 @@ def build_graph(weights: bert.Weights) -> bytes:
     bias = node("Mul", [node("Sub", ["onef", "mask"]), "masked"])
     bias = node("Unsqueeze", [bias, "axes12"])  # (batch, 1, 1, tokens)
     for i, layer in enumerate(weights.layers):
-        w = {
-            name: const(f"{i}.{name}", getattr(layer, name)) for name in layer.__dataclass_fields__
+        w = {  # not the column blocks: numpy's way of taking a query's few tokens
+            name: const(f"{i}.{name}", getattr(layer, name))
+            for name in layer.__dataclass_fields__
+            if not name.endswith("_blocks")
         }
         qkv = node("Add", [node("MatMul", [x, w["qkv_w"]]), w["qkv_b"]])
         qkv = node("Transpose", [node("Reshape", [qkv, "qkv_shape"])], perm=[2, 0, 3, 1, 4])

@@ -45,6 +45,9 @@ MAX_EMBED_THREADS = 2
 # The kernel's load average (os.getloadavg()[0]) is a 1-minute exponential mean of the
 # running threads, this process's own among them: ``_Cores`` keeps its own share alike.
 LOAD_WINDOW_SECONDS = 60.0
+# The packed weights' layout: a pack of another one is written again (v2: the column blocks
+# of bert.SMALL_ROWS products).
+PACK_LAYOUT = "v2"
 
 
 def _load_weights(path: Path) -> Weights:
@@ -69,8 +72,9 @@ def _load_weights(path: Path) -> Weights:
         attn_out_w, attn_out_b = linear(f"{p}.attention.output.dense")
         inter_w, inter_b = linear(f"{p}.intermediate.dense")
         out_w, out_b = linear(f"{p}.output.dense")
+        qkv_w = np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w], axis=1))
         return Layer(
-            qkv_w=np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w], axis=1)),
+            qkv_w=qkv_w,
             qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
             attn_out_w=attn_out_w,
             attn_out_b=attn_out_b,
@@ -82,6 +86,9 @@ def _load_weights(path: Path) -> Weights:
             out_b=out_b,
             out_norm_g=get(f"{p}.output.LayerNorm.weight"),
             out_norm_b=get(f"{p}.output.LayerNorm.bias"),
+            qkv_blocks=bert.column_blocks(qkv_w),
+            attn_out_blocks=bert.column_blocks(attn_out_w),
+            inter_blocks=bert.column_blocks(inter_w),
         )
 
     return Weights(
@@ -116,7 +123,7 @@ def _cached_weights(path: Path, cache_dir: Path | None) -> Weights:
     if cache_dir is None:
         return _load_weights(path)
     stat = path.stat()
-    source = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:v1"
+    source = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{PACK_LAYOUT}"
     packed = packed_path(cache_dir, path)
     flat = load_packed(packed, source)
     if flat is not None:

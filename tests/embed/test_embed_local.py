@@ -93,6 +93,24 @@ def test_batch_equals_one_by_one(embedder: LocalEmbedder) -> None:
     assert cosines(batched, single).min() > 0.9999
 
 
+def test_a_few_rows_through_column_blocks_give_the_whole_weights_vectors(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query's few tokens go through each weight's column blocks (bert.SMALL_ROWS): the
+    same vectors as through the whole weight, to float32 rounding (to the bit here)."""
+    weight = embedder._model().weights.layers[0].inter_w
+    blocks = bert.column_blocks(weight)
+    assert blocks.shape == (1536 // bert.COLUMN_BLOCK, 384, bert.COLUMN_BLOCK)
+    assert np.array_equal(np.concatenate(list(blocks), axis=1), weight)
+    short = [t for t in TEXTS if 0 < len(t) < 200][:6]
+    asked = [embedder.embed([text]) for text in short] + [embedder.embed(short[:2])]
+    monkeypatch.setattr(bert, "SMALL_ROWS", 0)  # every product by the whole weight
+    whole = [embedder.embed([text]) for text in short] + [embedder.embed(short[:2])]
+    for by_blocks, by_whole in zip(asked, whole, strict=True):
+        np.testing.assert_allclose(by_blocks, by_whole, rtol=0, atol=1e-6)
+        assert cosines(by_blocks, by_whole).min() > 0.9999999
+
+
 def test_paraphrase_beats_unrelated(embedder: LocalEmbedder) -> None:
     deploy, ship, cat = embedder.embed(
         [

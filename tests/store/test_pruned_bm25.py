@@ -69,12 +69,22 @@ def _counted(ctx: Context, words: list[str]) -> tuple[int, dict[str, int]]:
     return rows, {w: held.get(w, 0) for w in words}
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """What each search in parts answered (None: the full search ran instead)."""
-    taken: list[object] = []
-    pruned = pruned_bm25._pruned
-    monkeypatch.setattr(pruned_bm25, "_pruned", lambda *a: taken.append(pruned(*a)) or taken[-1])
-    return taken
+def _searches(monkeypatch: pytest.MonkeyPatch, ctx: Context) -> list[str]:
+    """The MATCH expression of each full-text search the store runs from now on."""
+    matches: list[str] = []
+    tuples = ctx.db.tuples
+
+    def spied(sql: str, params: object = ()) -> list[tuple[object, ...]]:
+        if " MATCH " in sql and isinstance(params, tuple):
+            matches.append(str(params[0]))
+        return tuples(sql, params)
+
+    monkeypatch.setattr(ctx.db, "tuples", spied)
+    return matches
+
+
+def _whole(phrases: list[tuple[str, ...]]) -> str:
+    return fts_phrases(phrases) or ""
 
 
 @pytest.mark.parametrize("share", [0.4, 0.8])
@@ -94,26 +104,52 @@ def test_the_search_in_parts_gives_the_full_searchs_rows_scores_and_order(
     _store(ctx, 400, share)
     rows, held = _counted(ctx, words)
     phrases = [(w,) for w in words]
-    taken = _spy(monkeypatch)
+    searches = _searches(monkeypatch, ctx)
     for fetch in (5, 20, 60):
         assert best_matches(ctx.db, phrases, fetch, held, rows) == _full(ctx, phrases, fetch)
-    # the parts answered (the bound held) at least at the shallowest depth
-    assert taken and taken[0] is not None
+    # the full search never ran through best_matches (the spy saw _full's own three), and at
+    # the shallowest depth the common word's rows holding it alone were never scored
+    assert searches.count(_whole(phrases)) == 3
+    first = searches[: searches.index(_whole(phrases))]
+    assert not any(m.startswith('"service" NOT') for m in first)
 
 
-def test_when_the_bound_does_not_hold_the_full_search_answers(
+def test_when_the_bound_does_not_hold_the_rows_holding_one_word_alone_are_searched_too(
     ctx: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _store(ctx, 400, 0.3)
     rows, held = _counted(ctx, ["billing", "service"])
     phrases = [("billing",), ("service",)]
-    taken = _spy(monkeypatch)
+    searches = _searches(monkeypatch, ctx)
     # deeper than the memories holding both words, rows holding "service" alone must fill in
     fetch = held["billing"] + 20
     found = best_matches(ctx.db, phrases, fetch, held, rows)
     assert found == _full(ctx, phrases, fetch)
     assert len(found) == fetch
-    assert taken == [None]
+    # the parts are finished, not given up for the full search (which scores every row again)
+    assert '"service" NOT ("billing")' in searches
+    assert searches.count(_whole(phrases)) == 1  # _full's own
+
+
+def test_words_always_said_together_are_scored_once_not_again_by_the_full_search(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two words the store always says together ("rate limit"), asked deeper than their
+    rows: the rows holding both are the answer, each word's search alone finds nothing to
+    score, and the full search (every row scored once more) never runs."""
+    with ctx.db.atomic():
+        for n in range(120):
+            text = f"the rate limit of gateway {n}" + " retries" * (n % 7)
+            insert_memory(ctx.db, Memory(content=text, scope="global"), None)
+    rows, held = _counted(ctx, ["rate", "limit"])
+    phrases = [("rate",), ("limit",)]
+    searches = _searches(monkeypatch, ctx)
+    fetch = 200  # deeper than every row: the bound never holds
+    found = best_matches(ctx.db, phrases, fetch, held, rows)
+    assert len(found) == 120
+    assert found == _full(ctx, phrases, fetch)
+    # bounds alike: the phrases alone in the query's order
+    assert searches[:3] == ['"rate" AND ("limit")', '"rate" NOT ("limit")', '"limit" NOT ("rate")']
 
 
 def test_phrases_of_several_words_or_uncounted_are_searched_whole(ctx: Context) -> None:
@@ -142,7 +178,7 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
     ids = _asked(ctx, 300, 0.6)
     words = ["deploy", "service", "billing"]
     phrases = [(w,) for w in words]
-    taken = _spy(monkeypatch)
+    searches = _searches(monkeypatch, ctx)
 
     def same(fetch: int) -> None:
         counts = question_counts(ctx.db, words)
@@ -155,9 +191,11 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
         assert found == question_fts(ctx.db, phrases, limit, everywhere)
         assert found
 
-    for fetch in (12, 60, 240):
+    service_alone = '"service" NOT ("deploy" OR "billing")'
+    same(12)
+    assert service_alone not in searches  # the bound held at the shallowest depth
+    for fetch in (60, 240):
         same(fetch)
-    assert taken[0] is not None  # the bound held at the shallowest depth
     # the questions' average length as bm25() reads it: every token of the index, a row each
     average = pruned_bm25.average_length(ctx.db, QUESTIONS_FTS)
     tokens = ctx.db.value("SELECT sum(cnt) FROM memory_questions_vocab")
@@ -169,12 +207,12 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
     assert 0 < -alone[0][1] < pruned_bm25._bound(held["service"], rows, average)
     # deeper than the questions holding two of the words: one that fails the bound
     assert held["service"] > held["deploy"] + held["billing"]
-    taken.clear()
+    searches.clear()
     same(12 * (held["deploy"] + held["billing"]))
-    assert None in taken
+    assert service_alone in searches
     # the counts are the index's own after questions go: fewer, and the same answer
     delete_questions(ctx.db, ids[::3])
     assert question_counts(ctx.db, words)[1]["service"] < held["service"]
-    taken.clear()
-    same(60)
-    assert taken[0] is not None
+    searches.clear()
+    same(12)
+    assert service_alone not in searches
