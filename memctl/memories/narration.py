@@ -18,7 +18,8 @@ from memctl.lazy_re import lazy
 # whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
 FILLER = lazy(
     r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
+    r"absolutely|exactly|(?:you['’]re |you are )?(?:absolutely )?right|"
+    r"(?:you['’]re|you are) welcome|"
     r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
     r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
     re.I,
@@ -26,7 +27,7 @@ FILLER = lazy(
 NARRATION = lazy(
     r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
     r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
-    r"I'll now\b|agentId:)"
+    r"I['’]ll now\b|agentId:)"
     r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
     re.I,
 )
@@ -51,9 +52,10 @@ def without_filler(text: str) -> str:
 # me know if you need anything else."): when a session ends on it, the work it announces
 # never shows in the transcript, so as the session's outcome it misleads (4 of the 21 dev
 # digests ended so, s32-distill). A promise kept from now on ("I'll always ...") stays.
+# Codex writes a curly apostrophe ("I’ll read X first"): both are matched.
 NEXT_STEP = lazy(
-    r"^\W*(?:(?:now|next|then|first|so|ok(?:ay)?|and),? )?(?:let me\b|let's\b|"
-    r"I(?:'ll| will| need to|'m going to| am going to) (?!always\b|never\b|no longer\b)|"
+    r"^\W*(?:(?:now|next|then|first|so|ok(?:ay)?|and),? )?(?:let me\b|let['’]s\b|"
+    r"I(?:['’]ll| will| need to|['’]m going to| am going to) (?!always\b|never\b|no longer\b)|"
     r"feel free to\b|hope this helps\b)",
     re.I,
 )

@@ -61,8 +61,6 @@ SHORT_SENTENCE = 60
 # (reasoned: one announced call, or two calls, before the answer); a user's message first
 # means it had none.
 REPLY_WITHIN = 6
-# Codex and others write "I’ll": the next steps are matched with a plain apostrophe.
-CURLY_APOSTROPHE = "\u2019"
 # A sentence the row's own text holds as one run of words but for at most this many (a
 # fact drops its "great, ", a piece cut at ANSWER_CHARS ends in half a word) is not shown
 # again; one a digest quotes cut short with "…" is: its rest is what the row does not show.
@@ -132,7 +130,7 @@ def says_something(text: str) -> bool:
     """Whether an assistant's message says something besides its tool notes and the next
     steps it announces ("I’ll read `RESEARCH-TASK.md` first, then every `*.md`")."""
     lines = [line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE)]
-    return bool(without_next_steps("\n".join(lines).replace(CURLY_APOSTROPHE, "'")))
+    return bool(without_next_steps("\n".join(lines)))
 
 
 def reply_to(db: Database, key: str) -> str | None:

@@ -58,3 +58,8 @@ def test_only_announcements_and_offers_of_help_go() -> None:
     assert without_next_steps("Let me check the logs.") == ""
     kept = "I'll always run the linter before committing.\nSummary: the cache was stale.\n- a"
     assert without_next_steps(kept) == kept
+    # Codex's curly apostrophe (s37-fresh9: its "I’ll read X first" stayed as the outcome)
+    assert without_next_steps("The config was stale. I’ll read `RESEARCH-TASK.md` first.") == (
+        "The config was stale."
+    )
+    assert without_next_steps("Let’s run the tests.") == ""
