@@ -28,6 +28,7 @@ def warm(settings: Settings) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    import memctl.cli.entry  # what a child runs the command line through
     import memctl.cli.recall_out
     import memctl.integrations.hooks  # noqa: F401 - loaded for the children
     from memctl.api.recall import warm as warm_recall
