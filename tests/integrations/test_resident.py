@@ -223,11 +223,12 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
         "import sys\nsys.argv = ['memctl', 'recall', '-f', 'ids', 'deploy']\n"
         "from memctl.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse')\n"
+        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse',"
+        " 'socket')\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     client = python_c(probe)
-    assert client.stdout.splitlines()[-1] == "[]"  # the client: socket, json and os
+    assert client.stdout.splitlines()[-1] == "[]"  # the client: _socket, json and os
     assert served(home) == before + len(lines) + 2 + 3 + 1
 
 
@@ -459,7 +460,7 @@ def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
 ) -> None:
     """No resident process (no directory, or one holding no socket, as a server that exited
     leaves it; or a plain file where the socket was): the command runs in its own process,
-    without loading ``socket`` (~4 ms of every such recall)."""
+    without loading ``_socket``."""
     for name in made:
         path = home / name
         if name.endswith("socket"):
@@ -469,7 +470,7 @@ def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
     probe = (
         "import sys\n"
         "from memctl.integrations.resident import forward\n"
-        "print(forward(['recall', 'how do we deploy?']), 'socket' in sys.modules)\n"
+        "print(forward(['recall', 'how do we deploy?']), '_socket' in sys.modules)\n"
     )
     done = python_c(probe, check=True, env={"MEMCTL_RECALL_RESIDENT": "on"}, input="")
     assert done.stdout.split() == ["None", "False"]
