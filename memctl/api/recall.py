@@ -104,6 +104,8 @@ def warm(settings: Settings) -> None:
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded
+    from memctl.memories.injected import all_injected
+    from memctl.memories.privacy import ANCHORS, find_secrets
     from memctl.retrieve.named_projects import question_words, written_as_names
     from memctl.retrieve.query import analyse
     from memctl.retrieve.stages.intent import asks_for
@@ -116,6 +118,8 @@ def warm(settings: Settings) -> None:
         analyse(question, datetime.now(UTC))  # the vocabulary, read once
         counts_over_time(question)
         compares_events(question)
+        all_injected(question)  # every client's wrapper as one pattern (a message row)
+    find_secrets(" ".join(ANCHORS))  # every secret's pattern, woken (a shown row is checked)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 

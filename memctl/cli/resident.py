@@ -28,6 +28,7 @@ def warm(settings: Settings) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    import memctl.cli.entry  # what a child runs the command line through
     import memctl.cli.recall_out
     import memctl.integrations.hooks  # noqa: F401 - loaded for the children
     from memctl.api.recall import warm as warm_recall
@@ -115,6 +116,17 @@ def embed(settings: Settings, texts: list[str]) -> tuple[str, int, bytes]:
     return embedder.name, embedder.dim, rows.astype("float32").tobytes()
 
 
+def _once(call: Callable[[], None]) -> Callable[[], None]:
+    """``call``, run at its first call only."""
+    pending = [call]
+
+    def once() -> None:
+        while pending:
+            pending.pop()()
+
+    return once
+
+
 def run(request: Request, first: Callable[[], None]) -> int:
     """The request's command line in the client's environment, umask, working directory
     and standard streams, through ``memctl``'s own entry point; its exit code. ``first``
@@ -127,8 +139,9 @@ def run(request: Request, first: Callable[[], None]) -> int:
     for target, fd in enumerate(request.fds[:3]):
         os.dup2(fd, target)
     sys.stdin = _stream(0, request.streams[0], None)
-    sys.stdout = _stream(1, request.streams[1], first)
-    sys.stderr = _stream(2, request.streams[2], first)
+    said = _once(first)  # one "writing" for both streams: each is a wake-up of the client
+    sys.stdout = _stream(1, request.streams[1], said)
+    sys.stderr = _stream(2, request.streams[2], said)
     sys.argv = ["memctl", *request.argv]
     resident.CLIENT_PID = request.client_pid
     try:

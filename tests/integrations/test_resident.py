@@ -23,13 +23,15 @@ import pytest
 
 from benchmarks.synthetic import synthetic_memories
 from memctl.api.memory import RememberRequest, remember
+from memctl.api.recall import RecallRequest
+from memctl.api.recall import recall as api_recall
 from memctl.context import Context
 from memctl.integrations import resident, resident_server
 from memctl.model import Memory
 from memctl.retrieve.density import LOCAL_ROWS
 from memctl.store.memories import insert_memory
 from tests.cli.test_recall_fastlane import FACTS, same_answer, without_scores
-from tests.conftest import python_c, run_cli
+from tests.conftest import python_c, run_cli, said_in_session
 
 ON = {"MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "30"}
 OFF = {"MEMCTL_RECALL_RESIDENT": "off"}
@@ -221,11 +223,12 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
         "import sys\nsys.argv = ['memctl', 'recall', '-f', 'ids', 'deploy']\n"
         "from memctl.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse')\n"
+        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse',"
+        " 'socket')\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     client = python_c(probe)
-    assert client.stdout.splitlines()[-1] == "[]"  # the client: socket, json and os
+    assert client.stdout.splitlines()[-1] == "[]"  # the client: _socket, json and os
     assert served(home) == before + len(lines) + 2 + 3 + 1
 
 
@@ -397,30 +400,46 @@ def test_the_variables_naming_the_asking_session_reach_the_resident_process() ->
 
 
 def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Context) -> None:
-    """The resident process loads, before it forks, every module a recall loads: a child
+    """The resident process loads, before it forks, every module a recall loads, and
+    compiles every pattern a recall uses but those made of the question's words: a child
     spends its time on the question (each used to load argparse's locale module again, and
-    numpy.ma through np.unique and np.median, about 30 ms of every recall). The store is
-    large enough for the crowd discount (density.LOCAL_ROWS memories)."""
+    numpy.ma through np.unique and np.median, about 30 ms of every recall; and to compile
+    the clients' wrappers, a session message's test, and the secrets' patterns a shown row
+    wakes, about 7 ms). The store is large enough for the crowd discount
+    (density.LOCAL_ROWS memories), and holds session messages that answer."""
     for fact in FACTS:
         remember(ctx, RememberRequest(fact))
+    said_in_session(
+        ctx,
+        [
+            "<system-reminder>a client's wrapper</system-reminder>",
+            "we deploy with make release, then read its status: the health page",
+        ],
+    )
     notes = list(dict.fromkeys(synthetic_memories(LOCAL_ROWS)))
     ctx.vectors([])  # the vector table for the context's model
     with ctx.db.atomic():
         for note, vector in zip(notes, ctx.embedder.embed(notes), strict=True):
             insert_memory(ctx.db, Memory(content=note, scope="global"), vector.tobytes())
+    # the vector indexes caught up with the writes, as the first recall after them does
+    api_recall(ctx, RecallRequest(query=ASKED, all_scopes=True))
     ctx.close()
     probe = (
-        "import io, sys\n"
+        "import io, json, re, sys\n"
         "from memctl.api.config import settings_from_flags\n"
         "from memctl.cli import entry\n"
         "from memctl.cli.resident import warm\n"
         "warm(settings_from_flags(None))\n"
         "loaded = set(sys.modules)\n"
+        "compiled = []\n"
+        "compile = re._compiler.compile  # what re.compile runs for a pattern not yet cached\n"
+        "re._compiler.compile = lambda p, flags: compiled.append(p) or compile(p, flags)\n"
         "sys.argv = ['memctl', 'recall', '--all-scopes', 'how do we deploy?']\n"
         "out, sys.stdout = sys.stdout, io.StringIO()\n"
         "entry.run_memctl(forward=False)\n"
         "answer, sys.stdout = sys.stdout.getvalue(), out\n"
         "print(answer.count('make release'), sorted(set(sys.modules) - loaded))\n"
+        "print(json.dumps([p for p in compiled if 'deploy' not in str(p)]))\n"
     )
     done = python_c(
         probe,
@@ -428,9 +447,11 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
         # message vectors on: their leg's module is loaded too
         env={"MEMCTL_EMBEDDER": "hash", "MEMCTL_RECALL_MESSAGE_VECTORS": "true"},
     )
-    found, _, new = done.stdout.strip().partition(" ")
+    counts, compiled = done.stdout.strip().splitlines()
+    found, _, new = counts.partition(" ")
     assert int(found) >= 1  # the recall ran, and answered
     assert new == "[]"
+    assert json.loads(compiled) == []
 
 
 @pytest.mark.parametrize("made", [(), ("resident",), ("resident", "resident/socket")])
@@ -439,7 +460,7 @@ def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
 ) -> None:
     """No resident process (no directory, or one holding no socket, as a server that exited
     leaves it; or a plain file where the socket was): the command runs in its own process,
-    without loading ``socket`` (~4 ms of every such recall)."""
+    without loading ``_socket``."""
     for name in made:
         path = home / name
         if name.endswith("socket"):
@@ -449,7 +470,7 @@ def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
     probe = (
         "import sys\n"
         "from memctl.integrations.resident import forward\n"
-        "print(forward(['recall', 'how do we deploy?']), 'socket' in sys.modules)\n"
+        "print(forward(['recall', 'how do we deploy?']), '_socket' in sys.modules)\n"
     )
     done = python_c(probe, check=True, env={"MEMCTL_RECALL_RESIDENT": "on"}, input="")
     assert done.stdout.split() == ["None", "False"]

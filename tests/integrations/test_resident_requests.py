@@ -229,3 +229,35 @@ def test_the_child_asks_for_the_key_its_settings_name(
         assert json.loads(conn.makefile("rb").readline())["need"] == asked
     # not told to go: it ran nothing
     until(lambda: not children(daemon), "the child to leave")
+
+
+def test_a_command_writing_to_both_streams_tells_its_client_once(
+    home: Path, daemon: int, tmp_path: Path
+) -> None:
+    """The child says ``writing`` before its first byte of output, once for stdout and
+    stderr together (each answer wakes the client), then its exit code: a recall from a
+    directory of no project warns on stderr and prints its table on stdout."""
+    request = {
+        "stamp": resident.stamp(),
+        "argv": ["recall", "--no-touch", "deploy"],
+        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
+        "umask": 0o22,
+        "streams": [["utf-8", "strict"]] * 3,
+    }
+    out, err = tmp_path / "out", tmp_path / "err"
+    with (
+        open(os.devnull, "rb") as null,
+        out.open("wb") as stdout,
+        err.open("wb") as stderr,
+        socket.socket(socket.AF_UNIX) as conn,
+    ):
+        conn.connect(str(home / resident.DIRECTORY / resident.SOCKET))
+        fds = [null.fileno(), stdout.fileno(), stderr.fileno(), os.open(tmp_path, os.O_RDONLY)]
+        socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], fds)
+        os.close(fds[3])
+        answers = conn.makefile("rb")
+        assert "ok" in json.loads(answers.readline())
+        conn.sendall(json.dumps({"go": True, "env": {}}).encode() + b"\n")
+        said = [json.loads(line) for line in answers]
+    assert "make release" in out.read_text() and "no project" in err.read_text()
+    assert said == [{"writing": True}, {"exit": 0}]
