@@ -1,0 +1,102 @@
+"""Stored texts read again when the privacy filter improves (``maintain.rescrub``): a
+password an older memctl kept (a detector added since finds it) leaves the messages, the
+memories, their indexes, the event log, the backups and the sync repository at the next
+``memctl maintain``; the next one reads nothing. Real ``memctl`` processes, a real SQLite
+file, a real bare git repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memctl.api import sync as sync_api
+from memctl.maintain.backup import make_backup
+from memctl.maintain.rescrub import filter_digest
+from memctl.memories.privacy import Redactions
+from memctl.store.rescrub import RESCRUBBED_WITH
+from memctl.store.writes import Writer
+from tests.conftest import files_holding, run_cli
+from tests.syncing import bare_repo, git, machine, shared
+
+VALUE = "Tr0ub4dor3xyz"
+# A password on a command line an older filter kept (s35-leak's rabbitmqctl detector)
+SAID = f"To add the user run rabbitmqctl add_user orders {VALUE} on the broker."
+
+
+def _ok(*args: str, input: str | None = None) -> str:
+    done = run_cli(*args, input=input)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _an_older_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sync exports as an older memctl did, whose filter did not know the password."""
+    monkeypatch.setattr("memctl.sync.records.scrub", lambda text: (text, Redactions()))
+    monkeypatch.setattr("memctl.sync.outgoing.privacy_problem", lambda values: None)
+    monkeypatch.setattr("memctl.sync.memfile.privacy_problem", lambda values: None)
+
+
+def test_a_password_an_older_filter_kept_leaves_every_copy_at_the_next_maintain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    home = ctx.settings.home
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "llm=none")
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, "The orders user on the broker is added with rabbitmqctl.")
+    said = {"messages": [{"role": "user", "content": "how do I add the orders user?"}]}
+    _ok(*at_home, "ingest", "--mode", "raw", "--session-id", "s-orders", input=json.dumps(said))
+    # what an older memctl kept: the command's password in a message and in the memory
+    with ctx.db.atomic():
+        ctx.db.execute("UPDATE messages SET content = ? WHERE session_id = 's-orders'", (SAID,))
+        Writer(ctx.db).update(memory, {"content": SAID}, ctx.vectors([SAID])[0])
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    with monkeypatch.context() as older:
+        _an_older_filter(older)
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    make_backup(ctx.settings, ctx.db)
+    ctx.close()
+    assert VALUE in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert "memctl.db" in files_holding(home, VALUE) and any(
+        "backups/" in p for p in files_holding(home, VALUE)
+    )
+    assert VALUE in _ok(*at_home, "recall", "orders user broker", "--json")
+
+    report = json.loads(_ok(*at_home, "maintain", "--json"))
+
+    (task,) = [t for t in report["tasks"] if t["task"] == "rescrub"]
+    assert task["counts"]["messages"] == 1 and task["counts"]["memories"] == 1
+    assert task["counts"]["hidden.password"] >= 2 and task["counts"]["backups"] == 1
+    assert VALUE not in json.dumps(report)
+    assert files_holding(home, VALUE) == []  # store, WAL, backups, the sync clone, logs
+    _ok(*at_home, "sync")  # the memory's file now says it was redacted
+    assert VALUE not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    got = json.loads(_ok(*at_home, "get", memory.id, "--json"))
+    assert "add_user orders [REDACTED:password]" in got["content"]
+    shown = _ok(*at_home, "sessions", "show", "s-orders")
+    assert "[REDACTED:password]" in shown and VALUE not in shown
+    events = _ok(*at_home, "events", "--json")
+    assert "today's privacy filter" in events and VALUE not in events
+
+    again = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--json"))
+    assert again["tasks"][0]["status"] == "skipped"
+
+
+def test_a_store_already_scrubbed_by_today_s_filter_changes_nothing(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    home = ctx.settings.home
+    said = {"messages": [{"role": "user", "content": SAID}, {"role": "assistant", "content": "ok"}]}
+    at_home = ("--home", str(home), "-c", "llm=none")
+    _ok(*at_home, "ingest", "--mode", "raw", "--session-id", "s-clean", input=json.dumps(said))
+    _ok(*at_home, "remember", SAID)
+    ctx.close()
+    dry = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--dry-run", "--json"))
+    assert dry["tasks"][0]["counts"] == {"messages": 0, "sessions": 0, "memories": 0}
+    report = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--json"))
+    assert report["tasks"][0]["counts"] == {"messages": 0, "sessions": 0, "memories": 0}
+    ctx = machine(tmp_path, "laptop", remote)
+    assert ctx.db.meta(RESCRUBBED_WITH) == filter_digest()
