@@ -1117,6 +1117,19 @@ def without_private(text: str) -> str:
     return PRIVATE_BLOCK.sub(" ", text)
 
 
+# Why a query that is all ``<private>`` is refused (the private part is never searched).
+PRIVATE_ONLY = "a private part is never searched, and nothing else is asked"
+
+
+def asked_query(query: str) -> str:
+    """What an explicit query (``memctl recall``, ``sessions grep``, MCP ``memory_search``
+    and ``session_search``) asks: ``query`` without its ``<private>`` parts, as the
+    per-prompt hook asks a prompt. The user marked them private: searched for, their words
+    reached the database's statements (and so its debug log), the embedder (the resident
+    process), and the answer's echo."""
+    return without_private(query).strip()
+
+
 def scrub(text: str) -> tuple[str, Redactions]:
     """The text as memctl may keep it, and what was taken out."""
     found = Redactions()

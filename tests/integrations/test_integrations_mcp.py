@@ -521,6 +521,8 @@ async def private_search(home: Path, project: Path, log: Path) -> dict[str, Any]
                 seen["search"] = await client.call_tool("memory_search", {"query": query})
                 alone = {"query": f"<private>{SECRET}</private>"}
                 seen["alone"] = await client.call_tool("memory_search", alone)
+                seen["grep"] = await client.call_tool("session_search", {"query": query})
+                seen["grep_alone"] = await client.call_tool("session_search", alone)
     return seen
 
 
@@ -534,9 +536,13 @@ def test_memory_search_leaves_a_private_part_out(home: Path, tmp_path: Path) -> 
     assert answer["query"] == "how does the shop deploy?"
     assert answer["results"][0]["content"] == "The shop deploys with make release."
     assert seen["alone"].is_error and "nothing else is asked" in text(seen["alone"])
+    grep = seen["grep"].structured_content  # session_search likewise (s37-leak)
+    assert grep["query"] == "how does the shop deploy?"
+    assert seen["grep_alone"].is_error and "nothing else is asked" in text(seen["grep_alone"])
     statements = log.read_text()
     assert "SQL: " in statements  # the tracer ran
-    said = json.dumps(answer) + text(seen["alone"]) + statements
+    said = json.dumps(answer) + text(seen["alone"]) + json.dumps(grep) + statements
+    said += text(seen["grep_alone"])
     kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
     for word in SECRET.split():
         assert word not in said and word.encode() not in kept
