@@ -11,12 +11,14 @@ rewrites what changed in place, in one transaction:
 - a message gets its new text and the new text's digest (a capture of its transcript finds
   it stored); its full-text row follows (triggers) and its vectors go (m018, m033), so the
   next upkeep embeds the new text;
-- a memory is updated as an edit of the run (embedded again, its next sync file saying it
-  was redacted, so the machines that pull it take the old text out too);
+- a memory is updated (embedded again, its next sync file saying it was redacted, so the
+  machines that pull it take the old text out too) in a run of its own, as a redact's:
+  `memctl undo` refuses it (the text is gone for good), and the maintain run stays one it
+  reverts;
 - each value hidden, and each memory's old text, is replaced where else it is quoted (the
   event log, runs, jobs, other sessions' messages: ``store.forget.replace_quotes``) and
   what memctl derived from it goes (entities, questions, profile lines);
-- one event of the run says how many of which kind were hidden, never a value.
+- one event of that run says how many of which kind were hidden, never a value.
 
 Then, as a redact does (``maintain.everywhere``): the file compacted, every backup scrubbed
 the same way, the changed memories' files out of the sync clone, the spool and the logs
@@ -35,7 +37,13 @@ from typing import Any
 
 from memctl.config.files import forget_key
 from memctl.context import Context
-from memctl.maintain.everywhere import WITHDRAWS, Forgotten, apply_everywhere, rewrite_logs
+from memctl.maintain.everywhere import (
+    WITHDRAWS,
+    Forgotten,
+    apply_everywhere,
+    edit_run,
+    rewrite_logs,
+)
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
 from memctl.maintain.spawn import LOG_DIR
@@ -62,6 +70,8 @@ MEMORY_FIELDS = (*erase.MEMORY_TEXTS, "source")
 # Memories read at a time.
 MEMORY_BATCH = 500
 REASON = "rescrub"
+# What its run and event say it took out (never a value).
+WHAT = "secrets today's privacy filter finds"
 # The kind a ``<private>`` block left in a stored text counts as.
 PRIVATE_KIND = "private"
 
@@ -176,22 +186,28 @@ def _mark(kind: str) -> str:
 Embed = Callable[[list[str]], list[bytes]]
 
 
-def _rewrite(db: Database, found: Found, writer: Writer, embed: Embed, done: Forgotten) -> None:
+def _rewrite(
+    db: Database,
+    found: Found,
+    memories: list[Memory],
+    writer: Writer,
+    embed: Embed,
+    done: Forgotten,
+) -> None:
     """Write what ``found`` holds, in the caller's transaction: the messages still as read,
-    the sessions' texts, each memory scrubbed again as it is now (embedded again); then the
-    values and the memories' old texts replaced where else they are quoted."""
+    the sessions' texts, each of ``memories`` scrubbed again as it is now (embedded again);
+    then the values and the memories' old texts replaced where else they are quoted."""
     rewrite_messages(db, found.messages)
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
     replacements: dict[str, str] = {}
-    memories = get_memories(db, sorted(found.memories)).values()
     edits = [(m, memory_changes(m)[0]) for m in memories]
     contents = [c["content"] for _, c in edits if "content" in c]
     vectors = dict(zip(contents, embed(contents) if contents else [], strict=True))
     for memory, changes in edits:
         if not changes:
             continue
-        kinds = dict(found.memories[memory.id])
+        kinds = {k: n for k, n in found.memories[memory.id].items() if n}
         vector = vectors.get(changes.get("content", ""))
         writer.update(memory, changes, vector, reason=REASON, redacted=kinds, **WITHDRAWS)
         replacements |= {getattr(memory, n): t for n, t in changes.items() if n != "tags"}
@@ -201,7 +217,8 @@ def _rewrite(db: Database, found: Found, writer: Writer, embed: Embed, done: For
     # a profile line resting on a changed memory may quote it: the profile task writes it anew
     erase.erase_derived(db, [*values, *replacements], done.memories)
     done.messages = len(found.messages)
-    writer.forgotten("secrets today's privacy filter finds", rows=done.messages, **found.kinds)
+    kinds = {k: n for k, n in found.kinds.items() if n}
+    writer.forgotten(WHAT, rows=done.messages, **kinds)
 
 
 def rescrub(m: Maintenance) -> TaskReport:
@@ -242,14 +259,17 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
     """Write ``found`` to the store, its file and every backup (each scrubbed afresh),
     then the spool and the logs."""
     ctx = m.ctx
-    done = Forgotten("secrets today's privacy filter finds")
+    done = Forgotten(WHAT)
 
     def apply(db: Database, into: Forgotten, live: Context | None) -> None:
         here = found if live is not None else found_in(db)
         with db.atomic():
             # a session named by a digest of its opening, which held a value (as redact)
             opened = erase.named_by_opening(db, erase.openings_holding(db, list(here.values)))
-            _rewrite(db, here, m.writer if live is not None else Writer(db), ctx.vectors, into)
+            memories = list(get_memories(db, sorted(here.memories)).values())
+            # its own run, as a redact's: the maintain run stays one `memctl undo` reverts
+            with edit_run(db, live, REASON, memories, WHAT) as writer:
+                _rewrite(db, here, memories, writer, ctx.vectors, into)
         erase.key_session_ids(db, forget_key(ctx.settings.home), opened)
 
     apply_everywhere(ctx, done, apply)
