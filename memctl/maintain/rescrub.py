@@ -48,6 +48,7 @@ from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories import privacy, scrubber
+from memctl.memories.followed import digests
 from memctl.memories.privacy import REDACTED, Redactions, find_secrets, redact_hits, without_blocks
 from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import Memory
@@ -63,6 +64,7 @@ from memctl.store.rescrub import (
     sessions_messages,
     set_session_texts,
 )
+from memctl.store.sessions import add_followed_digests
 from memctl.store.writes import Writer
 
 # A memory's fields scrubbed as one text each (its tags one by one).
@@ -95,6 +97,8 @@ class Found:
     memories: dict[str, Counter[str]] = field(default_factory=dict)  # id -> kinds hidden
     values: dict[str, str] = field(default_factory=dict)  # value hidden -> its kind
     kinds: Counter[str] = field(default_factory=Counter)
+    # session -> the values its scrubber follows (value -> kind), for its next capture
+    followed: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.sessions or self.memories)
@@ -122,8 +126,10 @@ def _known_word(word: str) -> bool:
     return known_word(word)
 
 
-def _session_messages(rows: list[MessageRow], found: Found) -> None:
-    """A session's messages scrubbed as one conversation, as capture scrubs them."""
+def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> None:
+    """A session's messages scrubbed as one conversation, as capture scrubs them; the
+    values it follows kept for the session's next capture, which reads on from where the
+    last stopped and would not see the label again (``memories.followed``)."""
     redactions = Redactions()
     scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
     pushed = (part for row in rows for part in scrub.push(row[2], row))
@@ -132,6 +138,8 @@ def _session_messages(rows: list[MessageRow], found: Found) -> None:
             found.messages.append((rowid, role, old, text.strip()))
     if redactions.secret_count or redactions.private_blocks:
         found.take(redactions, scrub.hidden_values)
+    if scrub.followed:
+        found.followed[session_id] = scrub.followed
 
 
 def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
@@ -158,8 +166,8 @@ def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str
 def found_in(db: Database) -> Found:
     """What today's filter hides in the store's texts."""
     found = Found()
-    for _, rows in sessions_messages(db):
-        _session_messages(rows, found)
+    for session_id, rows in sessions_messages(db):
+        _session_messages(session_id, rows, found)
     for session_id, texts in session_texts(db):
         new = {}
         for name, text in texts.items():
@@ -261,6 +269,8 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
     ctx = m.ctx
     done = Forgotten(WHAT)
 
+    key = forget_key(ctx.settings.home)
+
     def apply(db: Database, into: Forgotten, live: Context | None) -> None:
         here = found if live is not None else found_in(db)
         with db.atomic():
@@ -270,7 +280,10 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
             # its own run, as a redact's: the maintain run stays one `memctl undo` reverts
             with edit_run(db, live, REASON, memories, WHAT) as writer:
                 _rewrite(db, here, memories, writer, ctx.vectors, into)
-        erase.key_session_ids(db, forget_key(ctx.settings.home), opened)
+            if live is not None:
+                for session_id, values in here.followed.items():
+                    add_followed_digests(db, session_id, digests(key, values))
+        erase.key_session_ids(db, key, opened)
 
     apply_everywhere(ctx, done, apply)
     _outside_the_store(ctx, found, done)

@@ -7,17 +7,22 @@ file, a real bare git repository."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memctl.api import sync as sync_api
+from memctl.api.ingest import IngestRequest, ingest
+from memctl.context import Context
 from memctl.maintain.backup import make_backup
+from memctl.maintain.pipeline import maintain
 from memctl.maintain.rescrub import filter_digest
 from memctl.memories.privacy import Redactions
 from memctl.store.rescrub import RESCRUBBED_WITH
 from memctl.store.writes import Writer
 from tests.conftest import files_holding, run_cli
+from tests.ingesting import claude_record
 from tests.syncing import bare_repo, git, machine, shared
 
 VALUE = "Tr0ub4dor3xyz"
@@ -102,3 +107,33 @@ def test_a_store_already_scrubbed_by_today_s_filter_changes_nothing(tmp_path: Pa
     assert report["tasks"][0]["counts"] == {"messages": 0, "sessions": 0, "memories": 0}
     ctx = machine(tmp_path, "laptop", remote)
     assert ctx.db.meta(RESCRUBBED_WITH) == filter_digest()
+
+
+def test_the_session_s_next_capture_hides_a_value_only_the_rescrub_found(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Capture reads a transcript on from where it stopped: a password the rescrub found
+    in an earlier turn (an older filter kept it), repeated bare in the next turn, was
+    stored there (the label is in no turn the next capture reads). The rescrub keeps the
+    session's followed digests as capture does."""
+    said = [claude_record("user", "Add the orders user.", 0, "s-later")]
+    said.append(claude_record("assistant", [{"type": "text", "text": SAID}], 1, "s-later"))
+    later = [
+        claude_record(
+            "assistant", [{"type": "text", "text": f"Log in with {VALUE}."}], 2, "s-later"
+        )
+    ]
+    transcript = tmp_path / "s-later.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE messages SET content = ? WHERE seq = 2", (SAID,))
+        ctx.db.execute("DELETE FROM followed_secrets")  # it knew no value to follow
+    assert maintain(ctx, only="rescrub").tasks[0].counts["messages"] == 1
+    with transcript.open("a") as file:
+        file.write("".join(json.dumps(line) + "\n" for line in later))
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    assert ctx.db.value("SELECT count(*) FROM messages WHERE session_id = 's-later'") == 3
+    ctx.close()
+    assert files_holding(home, VALUE) == []
