@@ -58,6 +58,7 @@ from memctl.store.memories import get_memories
 from memctl.store.rescrub import (
     RESCRUBBED_WITH,
     MessageRow,
+    drop_quoting,
     memory_ids,
     rewrite_messages,
     session_texts,
@@ -224,6 +225,7 @@ def _rewrite(
     done.quotes = erase.replace_quotes(db, replacements | values, REDACTED)
     # a profile line resting on a changed memory may quote it: the profile task writes it anew
     erase.erase_derived(db, [*values, *replacements], done.memories)
+    drop_quoting(db, done.memories, [v for v in found.values if v])
     done.messages = len(found.messages)
     kinds = {k: n for k, n in found.kinds.items() if n}
     writer.forgotten(WHAT, rows=done.messages, **kinds)

@@ -3,6 +3,7 @@ through the privacy filter, and the rewrite of those it changed."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from memctl.model import content_hash, message_digest_text
@@ -61,3 +62,24 @@ def set_session_texts(db: Database, session_id: str, texts: dict[str, str]) -> N
 def memory_ids(db: Database) -> list[str]:
     """Every memory's id, whatever its state."""
     return [str(r[0]) for r in db.tuples("SELECT id FROM memories ORDER BY id")]
+
+
+def drop_quoting(db: Database, memory_ids: list[str], values: list[str]) -> int:
+    """Of these memories, the stored questions and the entities they mention that hold one
+    of ``values`` (any length: ``store.forget.erase_derived`` takes those of 8 characters
+    or more from every row, these rows alone hold a shorter one); how many rows went."""
+    ids, found = json.dumps(memory_ids), json.dumps(values)
+    db.execute(
+        "DELETE FROM memory_questions WHERE memory_rowid IN (SELECT rowid FROM memories "
+        "WHERE id IN (SELECT value FROM json_each(?))) AND EXISTS "
+        "(SELECT 1 FROM json_each(?) AS v WHERE instr(memory_questions.text, v.value))",
+        (ids, found),
+    )
+    gone = int(db.value("SELECT changes()"))
+    db.execute(
+        "DELETE FROM entities WHERE id IN (SELECT entity_id FROM entity_mentions WHERE "
+        "memory_id IN (SELECT value FROM json_each(?))) AND EXISTS "
+        "(SELECT 1 FROM json_each(?) AS v WHERE instr(entities.name, v.value))",
+        (ids, found),
+    )
+    return gone + int(db.value("SELECT changes()"))

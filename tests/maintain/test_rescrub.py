@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
@@ -137,3 +138,26 @@ def test_the_session_s_next_capture_hides_a_value_only_the_rescrub_found(
     assert ctx.db.value("SELECT count(*) FROM messages WHERE session_id = 's-later'") == 3
     ctx.close()
     assert files_holding(home, VALUE) == []
+
+
+SHORT = "Pw0rd7"  # shorter than any value taken out of every text (store.forget.MIN_NEEDLE)
+POWER = f"The bmc is checked with ipmitool -H bmc1 -U admin -P {SHORT} power status."
+
+
+def test_a_short_password_leaves_the_memory_s_questions_and_events(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """A value under 8 characters is taken out of no text but its own rows: the memory's
+    own questions quoting it, and the events quoting its old text, go with it."""
+    ctx = make_ctx()
+    asked = (f"how is the bmc checked with ipmitool -P {SHORT}?",)
+    request = memory_api.RememberRequest("The bmc is checked with ipmitool.", questions=asked)
+    memory = memory_api.remember(ctx, request).memory
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE memory_questions SET text = ?", asked)
+        Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
+    assert ctx.db.value("SELECT count(*) FROM memory_questions") == 1
+    assert maintain(ctx, only="rescrub").tasks[0].counts["memories"] == 1
+    assert ctx.db.value("SELECT count(*) FROM memory_questions") == 0
+    ctx.close()
+    assert files_holding(home, SHORT) == []
