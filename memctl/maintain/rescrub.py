@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memctl import __version__
 from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.maintain.everywhere import (
@@ -84,7 +85,10 @@ def filter_digest() -> str:
     any change to either, a new detector or a detector's pattern, changes it."""
     digest = hashlib.sha256()
     for module in (privacy, scrubber):
-        digest.update(Path(str(module.__file__)).read_bytes())
+        try:
+            digest.update(Path(str(module.__file__)).read_bytes())
+        except OSError:  # no source beside the code (a frozen build): its version stands in
+            digest.update(__version__.encode())
     return digest.hexdigest()[:16]
 
 
