@@ -50,7 +50,14 @@ from memctl.maintain.report import TaskReport
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories import privacy, scrubber
 from memctl.memories.followed import digests
-from memctl.memories.privacy import REDACTED, Redactions, find_secrets, redact_hits, without_blocks
+from memctl.memories.privacy import (
+    REDACTED,
+    Redactions,
+    find_secrets,
+    redact_hits,
+    secret_in_id,
+    without_blocks,
+)
 from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import Memory
 from memctl.store import forget as erase
@@ -71,6 +78,11 @@ from memctl.store.writes import Writer
 
 # A memory's fields scrubbed as one text each (its tags one by one).
 MEMORY_FIELDS = (*erase.MEMORY_TEXTS, "source")
+# The ids a memory records of where it was stored (an MCP client's session and name, which
+# memctl kept verbatim before s37-leak: ``mcp_server.stored_in``, ``call_client``).
+MEMORY_IDS = ("session_id", "agent_id")
+# The kind an id holding a secret counts as (its mark when quoted elsewhere).
+ID_KIND = "secret"
 # Memories read at a time.
 MEMORY_BATCH = 500
 REASON = "rescrub"
@@ -165,6 +177,12 @@ def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str
         values |= hidden
     if tags != memory.tags:
         changes["tags"] = tags
+    for name in MEMORY_IDS:  # an id holding a secret names nothing worth keeping
+        given = getattr(memory, name)
+        if given and secret_in_id(given):
+            changes[name] = None
+            found.secrets[ID_KIND] += 1
+            values[given] = ID_KIND
     return changes, found, values
 
 
@@ -223,7 +241,7 @@ def _rewrite(
         kinds = {k: n for k, n in found.memories[memory.id].items() if n}
         vector = vectors.get(changes.get("content", ""))
         writer.update(memory, changes, vector, reason=REASON, redacted=kinds, **WITHDRAWS)
-        replacements |= {getattr(memory, n): t for n, t in changes.items() if n != "tags"}
+        replacements |= {getattr(memory, n): t for n, t in changes.items() if n in MEMORY_FIELDS}
         done.memories.append(memory.id)
     values = {v: _mark(k) for v, k in found.values.items() if len(v) >= erase.MIN_NEEDLE}
     done.quotes = erase.replace_quotes(db, replacements | values, REDACTED)

@@ -161,3 +161,25 @@ def test_a_short_password_leaves_the_memory_s_questions_and_events(
     assert ctx.db.value("SELECT count(*) FROM memory_questions") == 0
     ctx.close()
     assert files_holding(home, SHORT) == []
+
+
+TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
+
+
+def test_an_mcp_client_s_name_or_session_an_older_memctl_kept_is_dropped(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """Before s37-leak, MCP ``memory_store`` kept a client's name and a call's session
+    verbatim, a token in them too: the rescrub drops such an id (the memory stays)."""
+    ctx = make_ctx()
+    memory = memory_api.remember(ctx, memory_api.RememberRequest("The shop uses make.")).memory
+    with ctx.db.atomic():
+        ctx.db.execute(
+            "UPDATE memories SET agent_id = ?, session_id = ?", (f"bot {TOKEN}", f"s-{TOKEN}")
+        )
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+    assert counts["memories"] == 1 and counts["hidden.secret"] == 2
+    got = memory_api.get(ctx, memory.id).memory
+    assert got.agent_id is None and got.session_id is None and got.content == memory.content
+    ctx.close()
+    assert files_holding(home, TOKEN) == []
