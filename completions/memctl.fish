@@ -44,7 +44,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture h
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
-complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: rescrub, jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
 complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'

@@ -12,7 +12,8 @@ from memctl.config.scope import find_git_dir
 from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.privacy import without_private
+from memctl.memories.privacy import PRIVATE_ONLY as PRIVATE_ONLY  # the refusal's reason
+from memctl.memories.privacy import asked_query as asked_query  # MCP's echo of a query
 from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
@@ -122,18 +123,6 @@ def warm(settings: Settings) -> None:
     find_secrets(" ".join(ANCHORS))  # every secret's pattern, woken (a shown row is checked)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
-
-
-# Why a query that is all ``<private>`` is refused (the private part is never searched).
-PRIVATE_ONLY = "a private part is never searched, and nothing else is asked"
-
-
-def asked_query(query: str) -> str:
-    """What an explicit query (``memctl recall``, MCP ``memory_search``) asks: ``query``
-    without its ``<private>`` parts, as the per-prompt hook asks a prompt. The user marked
-    them private: searched for, their words reached the database's statements (and so its
-    debug log), the embedder (the resident process), and the answer's echo."""
-    return without_private(query).strip()
 
 
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:

@@ -18,7 +18,7 @@ from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
 from memctl.memories import operations
-from memctl.memories.privacy import no_session, quoted_ref
+from memctl.memories.privacy import PRIVATE_ONLY, asked_query, no_session, quoted_ref
 from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.memories.timeparse import parse_since
 from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
@@ -346,6 +346,11 @@ def grep(
     function words ("the", "why") count only in a query of nothing else."""
     if limit < 1 or around < 0:
         raise UsageError("limit takes 1 or more and around 0 or more", ["limit", "around"])
+    # from here on, the query without its private parts: no statement, error or answer
+    # sees them (as recall's: ``privacy.asked_query``)
+    query = asked_query(query)
+    if not query:
+        raise UsageError(f"nothing to search for: {PRIVATE_ONLY}")
     terms = fts_terms(query)
     if not terms:
         raise UsageError(f"nothing to search for in {query!r}: give a word")

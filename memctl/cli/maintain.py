@@ -124,8 +124,8 @@ def maintain(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile,
-    upkeep, sync.
+    """Keep the store healthy: rescrub, jobs, decay, consolidate, dedup, archive, graph,
+    profile, upkeep, sync.
 
     Safe from cron: a second maintain while one runs says so and exits 0; every
     change is one run that `memctl undo RUN_ID` reverts.

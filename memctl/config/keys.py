@@ -584,7 +584,7 @@ KEYS: tuple[Key, ...] = (
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
     Key(
         "maintain.tasks",
-        "jobs,decay,consolidate,dedup,archive,graph,profile,upkeep,sync",
+        "rescrub,jobs,decay,consolidate,dedup,archive,graph,profile,upkeep,sync",
         "The tasks `memctl maintain` runs, in this order (--only and --skip choose among them).",
     ),
     Key(

@@ -172,7 +172,8 @@ def session_search(
 
     where = sessions_api.Where(None, all_scopes, client, since, None, role)
     found = sessions_api.grep(ctx, query, where, limit)
-    return {"query": query, "matches": [m.to_dict() for m in found]}
+    # its private part is not said back
+    return {"query": recall_api.asked_query(query), "matches": [m.to_dict() for m in found]}
 
 
 def _number(value: Any) -> bool:

@@ -44,7 +44,7 @@ from memctl.context import Context
 from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.integrations import mcp_search
 from memctl.integrations.mcp_search import SERVER_NAME, brief
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import scrub, secret_in_id
 from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.model import Memory
 
@@ -175,8 +175,10 @@ def call_client(context: Any) -> str | None:
         return None
     if not isinstance(named, str) or not named.strip():
         return None
-    known = (name for name in REGISTRY if name in named.lower())
-    return next(known, " ".join(named.split())[:CLIENT_NAME_CHARS])
+    known = next((name for name in REGISTRY if name in named.lower()), None)
+    given = " ".join(named.split())[:CLIENT_NAME_CHARS]
+    # a name holding a secret or private text would be kept as the memories' agent
+    return known or (None if secret_in_id(given) else given)
 
 
 class Server(MCPServer):
@@ -205,8 +207,9 @@ class Server(MCPServer):
 def stored_in(ctx: Context, session_id: str | None) -> str | None:
     """The id a memory stored from ``session_id`` names it by: the keyed id the store
     keeps a forgotten session under when it is resumed (``hooks.kept_as``), so the id
-    forgotten is not written again."""
-    if not session_id:
+    forgotten is not written again; None for an id holding a secret or private text (a
+    call's ``memctl_session`` is the model's to write, and would be kept as it is)."""
+    if not session_id or secret_in_id(session_id):
         return None
     from memctl.integrations.hooks import kept_as
 

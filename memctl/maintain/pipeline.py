@@ -1,6 +1,6 @@
 """``memctl maintain``: the list of tasks, run in order under one lock as one run.
 
-``maintain.tasks`` lists the tasks (jobs, decay, consolidate, dedup, archive,
+``maintain.tasks`` lists the tasks (rescrub, jobs, decay, consolidate, dedup, archive,
 graph, profile, upkeep, sync); ``only`` / ``skip`` choose among them. A second maintain while
 one runs finds the lock file taken and returns at once (``locked``). The store's
 integrity is checked first when upkeep is among the tasks: a damaged store
@@ -38,6 +38,7 @@ from memctl.maintain.lock import maintain_lock
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.profile import profile
 from memctl.maintain.report import MaintainReport, TaskReport
+from memctl.maintain.rescrub import rescrub
 from memctl.maintain.sync_hook import sync
 from memctl.maintain.upkeep import check_integrity, upkeep
 from memctl.model import now_iso
@@ -51,6 +52,7 @@ from memctl.store.runs import save_run
 
 Task = Callable[[Maintenance], TaskReport]
 TASKS: dict[str, Task] = {
+    "rescrub": rescrub,
     "jobs": jobs,
     "decay": decay,
     "consolidate": consolidate,

@@ -945,6 +945,7 @@ def find_secrets(text: str) -> list[Hit]:
     detectors overlap, the earlier (more specific) one names the kind."""
     lowered = text.translate(_ASCII_LOWER)  # same length as text, unlike str.lower
     present = _anchors_in(lowered)
+    marks = _marks(text)
     hits: list[Hit] = []
     whole = [(0, len(text))]
     for index in sorted(_ALWAYS.union(*(_BY_ANCHOR[a] for a in present))):
@@ -959,6 +960,8 @@ def find_secrets(text: str) -> list[Hit]:
                 value = text[first:last]
                 if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
                     continue
+                if marks and _in_a_mark(match.start(), marks):
+                    continue
                 if detector.unless_before and _named_before(text, first, detector.unless_before):
                     continue
                 if detector.only_after and not _run_by(text, match.start(), detector.only_after):
@@ -969,6 +972,18 @@ def find_secrets(text: str) -> list[Hit]:
                     cuts = _beside_known(text, (first, last), hits)
                 hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)
+
+
+def _marks(text: str) -> list[Cut]:
+    """The spans of the redaction marks ``text`` holds already."""
+    return [m.span() for m in MARK.finditer(text)] if "[REDACTED" in text else []
+
+
+def _in_a_mark(at: int, marks: list[Cut]) -> bool:
+    """Whether ``at`` is inside one of ``marks``: a mark's kind is no label
+    (``[REDACTED:auth-token]: scripts/tests`` read ``token]:`` as one, so a stored text
+    scrubbed again lost the words after a hidden value)."""
+    return any(start < at < end for start, end in marks)
 
 
 def _beside_known(text: str, cut: Cut, hits: list[Hit]) -> list[Cut]:
@@ -1100,6 +1115,19 @@ def without_private(text: str) -> str:
     rest of it (a ``[REDACTED]`` mark would be asked as a word, and the private part's own
     words, names no memory mentions, took every prompt holding one its block)."""
     return PRIVATE_BLOCK.sub(" ", text)
+
+
+# Why a query that is all ``<private>`` is refused (the private part is never searched).
+PRIVATE_ONLY = "a private part is never searched, and nothing else is asked"
+
+
+def asked_query(query: str) -> str:
+    """What an explicit query (``memctl recall``, ``sessions grep``, MCP ``memory_search``
+    and ``session_search``) asks: ``query`` without its ``<private>`` parts, as the
+    per-prompt hook asks a prompt. The user marked them private: searched for, their words
+    reached the database's statements (and so its debug log), the embedder (the resident
+    process), and the answer's echo."""
+    return without_private(query).strip()
 
 
 def scrub(text: str) -> tuple[str, Redactions]:

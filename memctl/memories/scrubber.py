@@ -193,6 +193,9 @@ class Scrubber(Generic[T]):
         self._hiding: re.Pattern[str] | None = None
         self._held: deque[tuple[str, list[Hit], T]] = deque()
         self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
+        # every value hidden so far -> its kind: what maintain's rescrub also takes out of
+        # what else quotes it (the event log, backups, the spool)
+        self.hidden_values: dict[str, str] = {}
         self._repeats: re.Pattern[str] | None = None
         self.left_open: str | None = None  # the block the last part left open (``close``)
 
@@ -292,8 +295,10 @@ class Scrubber(Generic[T]):
         return before, after_cuts
 
     def _finish(self, text: str, cuts: list[Hit], payload: T) -> tuple[str, T]:
+        self.hidden_values.update({text[c.start : c.end]: c.kind for c in cuts})
         cut = redact_cuts(text, cuts) if cuts else text
         hits = find_secrets(cut)
+        self.hidden_values.update({cut[h.start : h.end]: h.kind for h in hits})
         self._remember(self.taken | {cut[h.start : h.end]: h.kind for h in hits})
         self._remember_words({cut[h.start : h.end]: h.kind for h in hits})
         return self._hide_repeats(redact_hits(cut, hits, self.found.secrets)), payload
@@ -343,6 +348,7 @@ class Scrubber(Generic[T]):
             said = found.group()
             kind = self._found_values.get(said) or self._found_values[said.lower()]
             self.found.secrets[kind] += 1
+            self.hidden_values[said] = kind
             return f"[REDACTED:{kind}]"
 
         return self._repeats.sub(mark, text)

@@ -562,9 +562,22 @@ def erase_quotes(
     quote of it too (an event's: it would confirm a guess of the text), and so is the hash
     beside a ``content`` rewritten in an event. A message rewritten has its digest keyed
     with ``key`` (``key_digests``). Runs inside the caller's transaction."""
-    texts = {n for n in needles if len(n) >= MIN_NEEDLE}
-    texts |= {content_hash(n) for n in texts}
-    wanted = sorted(texts, key=len, reverse=True)
+    return replace_quotes(db, {n: mark for n in needles}, mark, exclude, key)
+
+
+def replace_quotes(
+    db: Database,
+    replacements: dict[str, str],
+    mark: str,
+    exclude: tuple[str, ...] = (),
+    key: bytes | None = None,
+) -> dict[str, int]:
+    """``erase_quotes`` with each needle replaced by its own text (maintain's rescrub: a
+    memory's old text by its scrubbed one, each value by its kind's mark); a needle's
+    content hash, and the hash beside a ``content`` rewritten in an event, by ``mark``."""
+    texts = {n: r for n, r in replacements.items() if len(n) >= MIN_NEEDLE}
+    texts |= {content_hash(n): mark for n in texts}
+    wanted = {n: texts[n] for n in sorted(texts, key=len, reverse=True)}
     done: dict[str, int] = {}
     if not wanted:
         return done
@@ -572,7 +585,7 @@ def erase_quotes(
     for table, row_key, column, is_json in QUOTING:
         if f"{table}.{column}" in exclude:
             continue
-        forms = wanted + ([_escaped(n) for n in wanted] if is_json else [])
+        forms = list(wanted) + ([_escaped(n) for n in wanted] if is_json else [])
         rows = db.tuples(
             f"SELECT {row_key}, {column} FROM {table} WHERE {column} IS NOT NULL AND EXISTS "
             f"(SELECT 1 FROM json_each(?) AS n WHERE instr({table}.{column}, n.value))",
@@ -597,7 +610,7 @@ def _escaped(needle: str) -> str:
     return json.dumps(needle, ensure_ascii=False)[1:-1]
 
 
-def _cleaned(text: str, needles: list[str], is_json: bool, mark: str) -> str:
+def _cleaned(text: str, needles: dict[str, str], is_json: bool, mark: str) -> str:
     if is_json:
         try:
             value = json.loads(text)
@@ -605,12 +618,12 @@ def _cleaned(text: str, needles: list[str], is_json: bool, mark: str) -> str:
             pass
         else:
             return json.dumps(_walk(value, needles, mark), ensure_ascii=False)
-    for needle in needles:
-        text = text.replace(needle, mark)
+    for needle, replacement in needles.items():
+        text = text.replace(needle, replacement)
     return text
 
 
-def _walk(value: Any, needles: list[str], mark: str) -> Any:
+def _walk(value: Any, needles: dict[str, str], mark: str) -> Any:
     if isinstance(value, str):
         return _cleaned(value, needles, False, mark)
     if isinstance(value, list):

@@ -210,3 +210,27 @@ def test_a_word_in_too_many_messages_to_rank_finds_the_newest(
     question = api.grep(stored, "why did the release fail on Fridays", EVERYWHERE, limit=2)
     assert len(question) == 2  # no message has every word: the newest with any of them
     assert all(re.search("release|fridays", m.hit.content, re.I) for m in question)
+
+
+# Words no message holds, marked private in a query
+PRIVATE = "Quokkaville Zebrafinch Marmalade"
+
+
+def test_sessions_grep_leaves_a_private_part_out(stored: Context) -> None:
+    """``sessions grep`` searched a query's ``<private>`` part (recall had stopped in s36):
+    its words reached the statements (``MEMCTL_DEBUG_SQL``) and an error's echo. Now the rest
+    is searched, and a query of a private part alone is refused in one line, exit 2."""
+    home = stored.settings.home
+    query = f"<private>{PRIVATE}</private> Fridays"
+    env = {"MEMCTL_DEBUG_SQL": "1"}
+    found = run_cli("sessions", "grep", query, "--all-scopes", "-C", "0", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    assert f"{SESSION}#8" in {f"{m['session_id']}#{m['seq']}" for m in json.loads(found.stdout)}
+    assert "SQL: " in found.stderr  # the tracer ran
+    alone = run_cli("sessions", "grep", f"<private>{PRIVATE}</private>", env=env)
+    assert alone.returncode == 2
+    assert alone.stderr.strip().endswith("nothing else is asked")
+    said = found.stdout + found.stderr + alone.stdout + alone.stderr
+    kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
+    for word in PRIVATE.split():
+        assert word not in said and word.encode() not in kept

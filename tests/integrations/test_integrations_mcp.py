@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 from mcp import Client, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
 
 from memctl.api.ingest import undo
 from memctl.api.memory import Filters, ListRequest, list_memories
@@ -521,6 +522,8 @@ async def private_search(home: Path, project: Path, log: Path) -> dict[str, Any]
                 seen["search"] = await client.call_tool("memory_search", {"query": query})
                 alone = {"query": f"<private>{SECRET}</private>"}
                 seen["alone"] = await client.call_tool("memory_search", alone)
+                seen["grep"] = await client.call_tool("session_search", {"query": query})
+                seen["grep_alone"] = await client.call_tool("session_search", alone)
     return seen
 
 
@@ -534,9 +537,48 @@ def test_memory_search_leaves_a_private_part_out(home: Path, tmp_path: Path) -> 
     assert answer["query"] == "how does the shop deploy?"
     assert answer["results"][0]["content"] == "The shop deploys with make release."
     assert seen["alone"].is_error and "nothing else is asked" in text(seen["alone"])
+    grep = seen["grep"].structured_content  # session_search likewise (s37-leak)
+    assert grep["query"] == "how does the shop deploy?"
+    assert seen["grep_alone"].is_error and "nothing else is asked" in text(seen["grep_alone"])
     statements = log.read_text()
     assert "SQL: " in statements  # the tracer ran
-    said = json.dumps(answer) + text(seen["alone"]) + statements
+    said = json.dumps(answer) + text(seen["alone"]) + json.dumps(grep) + statements
+    said += text(seen["grep_alone"])
     kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
     for word in SECRET.split():
         assert word not in said and word.encode() not in kept
+
+
+# A GitHub token's shape, given where a call names its client and its session
+TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+async def stored_by_a_named_client(home: Path, project: Path) -> dict[str, Any]:
+    """Two memories stored by a client naming itself with a token and a private part, each
+    call naming its session the same way (``memctl_session``, the model's to write)."""
+    params = stdio(home, project, "embedder=hash", "llm=none")
+    name = Implementation(name=f"bot {TOKEN} <private>{SECRET}</private>", version="1")
+    seen: dict[str, Any] = {}
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, client_info=name) as client:
+            await client.initialize()
+            for n, session in enumerate((f"s-{TOKEN}", f"<private>{SECRET}</private>")):
+                text = f"The shop deploys with make release {n + 1}."
+                arguments = {"text": text, "memctl_session": session}
+                seen[session] = await client.call_tool("memory_store", arguments)
+    return seen
+
+
+def test_a_call_s_client_name_and_session_keep_no_secret(home: Path, tmp_path: Path) -> None:
+    """``memory_store`` kept the client's name from the handshake as the memory's agent and
+    the session a call named as its session, verbatim: a token or a private part in either
+    reached the store (s36-clients made both recorded). Either now holding one is left
+    out: the memory is stored, naming no agent or session."""
+    seen = anyio.run(stored_by_a_named_client, home, tmp_path)
+    assert all(not answer.is_error for answer in seen.values())
+    ctx = Context(load_settings(home=home), embedder=HashEmbedder())
+    stored = list_memories(ctx, ListRequest(Filters()))
+    ctx.close()
+    assert len(stored) == 2 and all(m.agent_id is None and m.session_id is None for m in stored)
+    kept = b"".join(path.read_bytes() for path in home.rglob("*") if path.is_file())
+    assert TOKEN.encode() not in kept and SECRET.split()[0].encode() not in kept

@@ -643,3 +643,18 @@ def test_what_ends_a_sentence_after_a_hidden_value_stays(text: str, shown: str) 
     """s33-leak followed a value without the comma or full stop after it, but the redaction
     still took them: "the password is [REDACTED:password] and the user is bob"."""
     assert scrub(text)[0] == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Suites at final SHA [REDACTED:auth-token]: scripts/tests 257 pass",
+        "signed with [REDACTED:private-key] = deploy/keys/ci.pub on the runner",
+        "the [REDACTED:password]: swordfishes are fish",
+    ],
+)
+def test_a_mark_s_kind_is_no_label_when_a_stored_text_is_scrubbed_again(text: str) -> None:
+    """A stored text scrubbed again (maintain's rescrub, a sync's export) read a mark's
+    kind as a label (``token]: V``) and hid the words after it: one fresh9 session lost
+    ``scripts/tests`` in 5 messages."""
+    assert scrub(text) == (text, scrub("")[1])

@@ -1,0 +1,324 @@
+"""Task rescrub: what memctl keeps, read again through today's privacy filter.
+
+A detector added in a later memctl (a password given on a command line, a credentials file
+an IDE copied in) finds nothing in what an older one stored: the password stays in the
+messages, the memories and digests distilled from them, their full-text and vector indexes,
+the event log, the backups and the sync repository. This task scrubs every stored message
+(each session's as one conversation, as capture does: ``memories.scrubber``), every
+session's title, directory and source, and every memory's texts, source and tags, and
+rewrites what changed in place, in one transaction:
+
+- a message gets its new text and the new text's digest (a capture of its transcript finds
+  it stored); its full-text row follows (triggers) and its vectors go (m018, m033), so the
+  next upkeep embeds the new text;
+- a memory is updated (embedded again, its next sync file saying it was redacted, so the
+  machines that pull it take the old text out too) in a run of its own, as a redact's:
+  `memctl undo` refuses it (the text is gone for good), and the maintain run stays one it
+  reverts;
+- each value hidden, and each memory's old text, is replaced where else it is quoted (the
+  event log, runs, jobs, other sessions' messages: ``store.forget.replace_quotes``) and
+  what memctl derived from it goes (entities, questions, profile lines);
+- one event of that run says how many of which kind were hidden, never a value.
+
+Then, as a redact does (``maintain.everywhere``): the file compacted, every backup scrubbed
+the same way, the changed memories' files out of the sync clone, the spool and the logs
+rewritten. The filter's digest (``filter_digest``) is kept in ``meta``: while it is the
+same, the task reads nothing (what a capture stored since went through the same filter).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl import __version__
+from memctl.config.files import forget_key
+from memctl.context import Context
+from memctl.maintain.everywhere import (
+    WITHDRAWS,
+    Forgotten,
+    apply_everywhere,
+    edit_run,
+    rewrite_logs,
+)
+from memctl.maintain.plan import Maintenance
+from memctl.maintain.report import TaskReport
+from memctl.maintain.spawn import LOG_DIR
+from memctl.memories import privacy, scrubber
+from memctl.memories.followed import digests
+from memctl.memories.privacy import (
+    REDACTED,
+    Redactions,
+    find_secrets,
+    redact_hits,
+    secret_in_id,
+    without_blocks,
+)
+from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
+from memctl.model import Memory
+from memctl.store import forget as erase
+from memctl.store.database import Database
+from memctl.store.memories import get_memories
+from memctl.store.rescrub import (
+    RESCRUBBED_WITH,
+    MessageRow,
+    drop_quoting,
+    memory_ids,
+    rewrite_messages,
+    session_texts,
+    sessions_messages,
+    set_session_texts,
+)
+from memctl.store.sessions import add_followed_digests
+from memctl.store.writes import Writer
+
+# A memory's fields scrubbed as one text each (its tags one by one).
+MEMORY_FIELDS = (*erase.MEMORY_TEXTS, "source")
+# The ids a memory records of where it was stored (an MCP client's session and name, which
+# memctl kept verbatim before s37-leak: ``mcp_server.stored_in``, ``call_client``).
+MEMORY_IDS = ("session_id", "agent_id")
+# The kind an id holding a secret counts as (its mark when quoted elsewhere).
+ID_KIND = "secret"
+# Memories read at a time.
+MEMORY_BATCH = 500
+REASON = "rescrub"
+# What its run and event say it took out (never a value).
+WHAT = "secrets today's privacy filter finds"
+# The kind a ``<private>`` block left in a stored text counts as.
+PRIVATE_KIND = "private"
+
+
+def filter_digest() -> str:
+    """A digest of the privacy filter's code (its detectors and the conversation scrubber):
+    any change to either, a new detector or a detector's pattern, changes it."""
+    digest = hashlib.sha256()
+    for module in (privacy, scrubber):
+        try:
+            digest.update(Path(str(module.__file__)).read_bytes())
+        except OSError:  # no source beside the code (a frozen build): its version stands in
+            digest.update(__version__.encode())
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class Found:
+    """What today's filter hides in a store that the stored texts still hold."""
+
+    messages: list[tuple[int, str, str, str]] = field(default_factory=list)  # rowid, role,
+    # old text, new text
+    sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # id -> new texts
+    memories: dict[str, Counter[str]] = field(default_factory=dict)  # id -> kinds hidden
+    values: dict[str, str] = field(default_factory=dict)  # value hidden -> its kind
+    kinds: Counter[str] = field(default_factory=Counter)
+    # session -> the values its scrubber follows (value -> kind), for its next capture
+    followed: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.messages or self.sessions or self.memories)
+
+    def take(self, found: Redactions, values: dict[str, str]) -> None:
+        self.kinds.update(found.secrets)
+        self.kinds[PRIVATE_KIND] += found.private_blocks
+        self.values.update(values)
+
+
+def scrubbed(text: str) -> tuple[str, Redactions, dict[str, str]]:
+    """``text`` as the filter keeps it today, what it took out, and each value it hid
+    (-> its kind)."""
+    found = Redactions()
+    blocked = without_blocks(text, found)
+    hits = find_secrets(blocked)
+    values = {blocked[h.start : h.end]: h.kind for h in hits}
+    return redact_hits(blocked, hits, found.secrets), found, values
+
+
+def _known_word(word: str) -> bool:
+    # imported here: the word lists (~10 ms) load only when a password of letters is found
+    from memctl.ingest.entities import known_word
+
+    return known_word(word)
+
+
+def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> None:
+    """A session's messages scrubbed as one conversation, as capture scrubs them; the
+    values it follows kept for the session's next capture, which reads on from where the
+    last stopped and would not see the label again (``memories.followed``)."""
+    redactions = Redactions()
+    scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
+    pushed = (part for row in rows for part in scrub.push(row[2], row))
+    for text, (rowid, role, old) in [*pushed, *scrub.close()]:
+        if text.strip() != old:
+            found.messages.append((rowid, role, old, text.strip()))
+    if redactions.secret_count or redactions.private_blocks:
+        found.take(redactions, scrub.hidden_values)
+    if scrub.followed:
+        found.followed[session_id] = scrub.followed
+
+
+def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
+    """A memory's fields the filter changes today, with their new text; what it took out."""
+    changes: dict[str, Any] = {}
+    found, values = Redactions(), dict[str, str]()
+    for name in MEMORY_FIELDS:
+        new, taken, hidden = scrubbed(getattr(memory, name))
+        if new != getattr(memory, name):
+            changes[name] = new
+            found.add(taken)
+            values |= hidden
+    tags = []
+    for tag in memory.tags:
+        new, taken, hidden = scrubbed(tag)
+        tags.append(new)
+        found.add(taken)
+        values |= hidden
+    if tags != memory.tags:
+        changes["tags"] = tags
+    for name in MEMORY_IDS:  # an id holding a secret names nothing worth keeping
+        given = getattr(memory, name)
+        if given and secret_in_id(given):
+            changes[name] = None
+            found.secrets[ID_KIND] += 1
+            values[given] = ID_KIND
+    return changes, found, values
+
+
+def found_in(db: Database) -> Found:
+    """What today's filter hides in the store's texts."""
+    found = Found()
+    for session_id, rows in sessions_messages(db):
+        _session_messages(session_id, rows, found)
+    for session_id, texts in session_texts(db):
+        new = {}
+        for name, text in texts.items():
+            kept, taken, values = scrubbed(text)
+            if kept != text:
+                new[name] = kept
+                found.take(taken, values)
+        if new:
+            found.sessions[session_id] = new
+    ids = memory_ids(db)
+    for start in range(0, len(ids), MEMORY_BATCH):
+        for memory in get_memories(db, ids[start : start + MEMORY_BATCH]).values():
+            changes, taken, values = memory_changes(memory)
+            if changes:
+                found.memories[memory.id] = Counter(taken.secrets)
+                found.take(taken, values)
+    return found
+
+
+def _mark(kind: str) -> str:
+    return REDACTED if kind == PRIVATE_KIND else f"[REDACTED:{kind}]"
+
+
+Embed = Callable[[list[str]], list[bytes]]
+
+
+def _rewrite(
+    db: Database,
+    found: Found,
+    memories: list[Memory],
+    writer: Writer,
+    embed: Embed,
+    done: Forgotten,
+) -> None:
+    """Write what ``found`` holds, in the caller's transaction: the messages still as read,
+    the sessions' texts, each of ``memories`` scrubbed again as it is now (embedded again);
+    then the values and the memories' old texts replaced where else they are quoted."""
+    rewrite_messages(db, found.messages)
+    for session_id, texts in found.sessions.items():
+        set_session_texts(db, session_id, texts)
+    replacements: dict[str, str] = {}
+    edits = [(m, memory_changes(m)[0]) for m in memories]
+    contents = [c["content"] for _, c in edits if "content" in c]
+    vectors = dict(zip(contents, embed(contents) if contents else [], strict=True))
+    for memory, changes in edits:
+        if not changes:
+            continue
+        kinds = {k: n for k, n in found.memories[memory.id].items() if n}
+        vector = vectors.get(changes.get("content", ""))
+        writer.update(memory, changes, vector, reason=REASON, redacted=kinds, **WITHDRAWS)
+        replacements |= {getattr(memory, n): t for n, t in changes.items() if n in MEMORY_FIELDS}
+        done.memories.append(memory.id)
+    values = {v: _mark(k) for v, k in found.values.items() if len(v) >= erase.MIN_NEEDLE}
+    done.quotes = erase.replace_quotes(db, replacements | values, REDACTED)
+    # a profile line resting on a changed memory may quote it: the profile task writes it anew
+    erase.erase_derived(db, [*values, *replacements], done.memories)
+    drop_quoting(db, done.memories, [v for v in found.values if v])
+    done.messages = len(found.messages)
+    kinds = {k: n for k, n in found.kinds.items() if n}
+    writer.forgotten(WHAT, rows=done.messages, **kinds)
+
+
+def rescrub(m: Maintenance) -> TaskReport:
+    """Scrub what the store keeps with today's privacy filter, when it changed since the
+    last rescrub."""
+    report = m.report("rescrub")
+    digest = filter_digest()
+    if m.db.meta(RESCRUBBED_WITH) == digest:
+        return report.skip("the privacy filter has not changed since the last rescrub")
+    found = found_in(m.db)
+    _counted(report, found)
+    if m.dry_run:
+        return report
+    if found:
+        done = rescrubbed(m, found)
+        report.counts["backups"] = len(done.backups)
+        report.notes += [n for n in (done.file_note(), done.history_note()) if n]
+    with m.db.atomic():
+        m.db.set_meta(RESCRUBBED_WITH, digest)
+    return report
+
+
+def _counted(report: TaskReport, found: Found) -> None:
+    """The report's counts (how many texts, of which kinds: never a value)."""
+    report.counts.update(
+        {
+            "messages": len(found.messages),
+            "sessions": len(found.sessions),
+            "memories": len(found.memories),
+            **{f"hidden.{k}": n for k, n in sorted(found.kinds.items()) if n},
+        }
+    )
+    for memory_id, kinds in sorted(found.memories.items()):
+        report.changes.append({"action": "rescrubbed", "id": memory_id, "kinds": sorted(kinds)})
+
+
+def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
+    """Write ``found`` to the store, its file and every backup (each scrubbed afresh),
+    then the spool and the logs."""
+    ctx = m.ctx
+    done = Forgotten(WHAT)
+
+    key = forget_key(ctx.settings.home)
+
+    def apply(db: Database, into: Forgotten, live: Context | None) -> None:
+        here = found if live is not None else found_in(db)
+        with db.atomic():
+            # a session named by a digest of its opening, which held a value (as redact)
+            opened = erase.named_by_opening(db, erase.openings_holding(db, list(here.values)))
+            memories = list(get_memories(db, sorted(here.memories)).values())
+            # its own run, as a redact's: the maintain run stays one `memctl undo` reverts
+            with edit_run(db, live, REASON, memories, WHAT) as writer:
+                _rewrite(db, here, memories, writer, ctx.vectors, into)
+            if live is not None:
+                for session_id, values in here.followed.items():
+                    add_followed_digests(db, session_id, digests(key, values))
+        erase.key_session_ids(db, key, opened)
+
+    apply_everywhere(ctx, done, apply)
+    _outside_the_store(ctx, found, done)
+    return done
+
+
+def _outside_the_store(ctx: Context, found: Found, done: Forgotten) -> None:
+    """Each value hidden, out of the spool and memctl's logs."""
+    from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
+
+    for value, kind in found.values.items():
+        if len(value) >= erase.MIN_NEEDLE:
+            done.spooled += redact_spooled(ctx, value, _mark(kind))
+            done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, value, _mark(kind))

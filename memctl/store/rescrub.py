@@ -1,0 +1,85 @@
+"""SQL for maintain's rescrub (``maintain.rescrub``): the stored texts it reads again
+through the privacy filter, and the rewrite of those it changed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from memctl.model import content_hash, message_digest_text
+from memctl.store.database import Database
+
+# ``meta``: the privacy filter's digest the last rescrub ran with (``maintain.rescrub``).
+RESCRUBBED_WITH = "privacy.rescrubbed_with"
+# The session fields a privacy filter scrubs as one text each (capture's ``kept_path`` and
+# title): a forget or redact rewrites the same ones (``maintain.everywhere.EVERY_SESSION``).
+SESSION_TEXTS = ("title", "cwd", "source")
+
+MessageRow = tuple[int, str, str]  # rowid, role, content
+
+
+def sessions_messages(db: Database) -> Iterator[tuple[str, list[MessageRow]]]:
+    """Each session with messages, and its messages in order."""
+    for (session_id,) in db.tuples("SELECT DISTINCT session_id FROM messages ORDER BY 1"):
+        rows = db.tuples(
+            "SELECT rowid, role, content FROM messages WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        yield session_id, [(int(r), str(role), str(text)) for r, role, text in rows]
+
+
+def rewrite_messages(db: Database, rows: list[tuple[int, str, str, str]]) -> None:
+    """Set each message's new text (rowid, role, old text, new text), where it still holds
+    the old one, and its digest to the new text's: a capture reading the transcript again
+    scrubs it the same way, and finds it stored."""
+    db.executemany(
+        "UPDATE messages SET content = ?, content_hash = ? WHERE rowid = ? AND content = ?",
+        [
+            (new, content_hash(message_digest_text(role, new)), rowid, old)
+            for rowid, role, old, new in rows
+        ],
+    )
+
+
+def session_texts(db: Database) -> list[tuple[str, dict[str, str]]]:
+    """Every session's id and its ``SESSION_TEXTS`` that are set."""
+    columns = ", ".join(SESSION_TEXTS)
+    return [
+        (str(row[0]), {n: v for n, v in zip(SESSION_TEXTS, row[1:], strict=True) if v})
+        for row in db.tuples(f"SELECT id, {columns} FROM sessions ORDER BY id")
+    ]
+
+
+def set_session_texts(db: Database, session_id: str, texts: dict[str, str]) -> None:
+    """Set some of a session's ``SESSION_TEXTS``."""
+    names = [n for n in texts if n in SESSION_TEXTS]
+    assignments = ", ".join(f"{n} = ?" for n in names)
+    db.execute(
+        f"UPDATE sessions SET {assignments} WHERE id = ?", [*(texts[n] for n in names), session_id]
+    )
+
+
+def memory_ids(db: Database) -> list[str]:
+    """Every memory's id, whatever its state."""
+    return [str(r[0]) for r in db.tuples("SELECT id FROM memories ORDER BY id")]
+
+
+def drop_quoting(db: Database, memory_ids: list[str], values: list[str]) -> int:
+    """Of these memories, the stored questions and the entities they mention that hold one
+    of ``values`` (any length: ``store.forget.erase_derived`` takes those of 8 characters
+    or more from every row, these rows alone hold a shorter one); how many rows went."""
+    ids, found = json.dumps(memory_ids), json.dumps(values)
+    db.execute(
+        "DELETE FROM memory_questions WHERE memory_rowid IN (SELECT rowid FROM memories "
+        "WHERE id IN (SELECT value FROM json_each(?))) AND EXISTS "
+        "(SELECT 1 FROM json_each(?) AS v WHERE instr(memory_questions.text, v.value))",
+        (ids, found),
+    )
+    gone = int(db.value("SELECT changes()"))
+    db.execute(
+        "DELETE FROM entities WHERE id IN (SELECT entity_id FROM entity_mentions WHERE "
+        "memory_id IN (SELECT value FROM json_each(?))) AND EXISTS "
+        "(SELECT 1 FROM json_each(?) AS v WHERE instr(entities.name, v.value))",
+        (ids, found),
+    )
+    return gone + int(db.value("SELECT changes()"))

@@ -1,0 +1,185 @@
+"""Stored texts read again when the privacy filter improves (``maintain.rescrub``): a
+password an older memctl kept (a detector added since finds it) leaves the messages, the
+memories, their indexes, the event log, the backups and the sync repository at the next
+``memctl maintain``; the next one reads nothing. Real ``memctl`` processes, a real SQLite
+file, a real bare git repository."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from memctl.api.ingest import IngestRequest, ingest
+from memctl.context import Context
+from memctl.maintain.backup import make_backup
+from memctl.maintain.pipeline import maintain
+from memctl.maintain.rescrub import filter_digest
+from memctl.memories.privacy import Redactions
+from memctl.store.rescrub import RESCRUBBED_WITH
+from memctl.store.writes import Writer
+from tests.conftest import files_holding, run_cli
+from tests.ingesting import claude_record
+from tests.syncing import bare_repo, git, machine, shared
+
+VALUE = "Tr0ub4dor3xyz"
+# A password on a command line an older filter kept (s35-leak's rabbitmqctl detector)
+SAID = f"To add the user run rabbitmqctl add_user orders {VALUE} on the broker."
+
+
+def _ok(*args: str, input: str | None = None) -> str:
+    done = run_cli(*args, input=input)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _an_older_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sync exports as an older memctl did, whose filter did not know the password."""
+    monkeypatch.setattr("memctl.sync.records.scrub", lambda text: (text, Redactions()))
+    monkeypatch.setattr("memctl.sync.outgoing.privacy_problem", lambda values: None)
+    monkeypatch.setattr("memctl.sync.memfile.privacy_problem", lambda values: None)
+
+
+def test_a_password_an_older_filter_kept_leaves_every_copy_at_the_next_maintain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    home = ctx.settings.home
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "llm=none")
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, "The orders user on the broker is added with rabbitmqctl.")
+    said = {"messages": [{"role": "user", "content": "how do I add the orders user?"}]}
+    _ok(*at_home, "ingest", "--mode", "raw", "--session-id", "s-orders", input=json.dumps(said))
+    # what an older memctl kept: the command's password in a message and in the memory
+    with ctx.db.atomic():
+        ctx.db.execute("UPDATE messages SET content = ? WHERE session_id = 's-orders'", (SAID,))
+        Writer(ctx.db).update(memory, {"content": SAID}, ctx.vectors([SAID])[0])
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    with monkeypatch.context() as older:
+        _an_older_filter(older)
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    make_backup(ctx.settings, ctx.db)
+    ctx.close()
+    assert VALUE in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert "memctl.db" in files_holding(home, VALUE) and any(
+        "backups/" in p for p in files_holding(home, VALUE)
+    )
+    assert VALUE in _ok(*at_home, "recall", "orders user broker", "--json")
+
+    report = json.loads(_ok(*at_home, "maintain", "--json"))
+
+    (task,) = [t for t in report["tasks"] if t["task"] == "rescrub"]
+    assert task["counts"]["messages"] == 1 and task["counts"]["memories"] == 1
+    assert task["counts"]["hidden.password"] >= 2 and task["counts"]["backups"] == 1
+    assert VALUE not in json.dumps(report)
+    assert files_holding(home, VALUE) == []  # store, WAL, backups, the sync clone, logs
+    _ok(*at_home, "sync")  # the memory's file now says it was redacted
+    assert VALUE not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    got = json.loads(_ok(*at_home, "get", memory.id, "--json"))
+    assert "add_user orders [REDACTED:password]" in got["content"]
+    shown = _ok(*at_home, "sessions", "show", "s-orders")
+    assert "[REDACTED:password]" in shown and VALUE not in shown
+    events = _ok(*at_home, "events", "--json")
+    assert "today's privacy filter" in events and VALUE not in events
+
+    _ok(*at_home, "undo", report["run"])  # the rescrub is a run of its own
+    assert files_holding(home, VALUE) == []
+    again = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--json"))
+    assert again["tasks"][0]["status"] == "skipped"
+
+
+def test_a_store_already_scrubbed_by_today_s_filter_changes_nothing(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    home = ctx.settings.home
+    said = {"messages": [{"role": "user", "content": SAID}, {"role": "assistant", "content": "ok"}]}
+    at_home = ("--home", str(home), "-c", "llm=none")
+    _ok(*at_home, "ingest", "--mode", "raw", "--session-id", "s-clean", input=json.dumps(said))
+    _ok(*at_home, "remember", SAID)
+    ctx.close()
+    dry = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--dry-run", "--json"))
+    assert dry["tasks"][0]["counts"] == {"messages": 0, "sessions": 0, "memories": 0}
+    report = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--json"))
+    assert report["tasks"][0]["counts"] == {"messages": 0, "sessions": 0, "memories": 0}
+    ctx = machine(tmp_path, "laptop", remote)
+    assert ctx.db.meta(RESCRUBBED_WITH) == filter_digest()
+
+
+def test_the_session_s_next_capture_hides_a_value_only_the_rescrub_found(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Capture reads a transcript on from where it stopped: a password the rescrub found
+    in an earlier turn (an older filter kept it), repeated bare in the next turn, was
+    stored there (the label is in no turn the next capture reads). The rescrub keeps the
+    session's followed digests as capture does."""
+    said = [claude_record("user", "Add the orders user.", 0, "s-later")]
+    said.append(claude_record("assistant", [{"type": "text", "text": SAID}], 1, "s-later"))
+    later = [
+        claude_record(
+            "assistant", [{"type": "text", "text": f"Log in with {VALUE}."}], 2, "s-later"
+        )
+    ]
+    transcript = tmp_path / "s-later.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE messages SET content = ? WHERE seq = 2", (SAID,))
+        ctx.db.execute("DELETE FROM followed_secrets")  # it knew no value to follow
+    assert maintain(ctx, only="rescrub").tasks[0].counts["messages"] == 1
+    with transcript.open("a") as file:
+        file.write("".join(json.dumps(line) + "\n" for line in later))
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    assert ctx.db.value("SELECT count(*) FROM messages WHERE session_id = 's-later'") == 3
+    ctx.close()
+    assert files_holding(home, VALUE) == []
+
+
+SHORT = "Pw0rd7"  # shorter than any value taken out of every text (store.forget.MIN_NEEDLE)
+POWER = f"The bmc is checked with ipmitool -H bmc1 -U admin -P {SHORT} power status."
+
+
+def test_a_short_password_leaves_the_memory_s_questions_and_events(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """A value under 8 characters is taken out of no text but its own rows: the memory's
+    own questions quoting it, and the events quoting its old text, go with it."""
+    ctx = make_ctx()
+    asked = (f"how is the bmc checked with ipmitool -P {SHORT}?",)
+    request = memory_api.RememberRequest("The bmc is checked with ipmitool.", questions=asked)
+    memory = memory_api.remember(ctx, request).memory
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE memory_questions SET text = ?", asked)
+        Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
+    assert ctx.db.value("SELECT count(*) FROM memory_questions") == 1
+    assert maintain(ctx, only="rescrub").tasks[0].counts["memories"] == 1
+    assert ctx.db.value("SELECT count(*) FROM memory_questions") == 0
+    ctx.close()
+    assert files_holding(home, SHORT) == []
+
+
+TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
+
+
+def test_an_mcp_client_s_name_or_session_an_older_memctl_kept_is_dropped(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """Before s37-leak, MCP ``memory_store`` kept a client's name and a call's session
+    verbatim, a token in them too: the rescrub drops such an id (the memory stays)."""
+    ctx = make_ctx()
+    memory = memory_api.remember(ctx, memory_api.RememberRequest("The shop uses make.")).memory
+    with ctx.db.atomic():
+        ctx.db.execute(
+            "UPDATE memories SET agent_id = ?, session_id = ?", (f"bot {TOKEN}", f"s-{TOKEN}")
+        )
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+    assert counts["memories"] == 1 and counts["hidden.secret"] == 2
+    got = memory_api.get(ctx, memory.id).memory
+    assert got.agent_id is None and got.session_id is None and got.content == memory.content
+    ctx.close()
+    assert files_holding(home, TOKEN) == []
