@@ -258,6 +258,10 @@ class _Reading:
     reports: list[str] = field(default_factory=list)
     last_user: str = ""  # the last request, until an answer follows it
     sidechain_report: str = ""
+    # reports taken from a sidechain's last words since the last report a call gave back: a
+    # background sub-agent's turns (Copilot CLI's) are read between its parent's, so these
+    # are its interim words once its report comes
+    interim: list[int] = field(default_factory=list)
     user_words: list[str] = field(default_factory=list)  # the user's prose, flattened
     scanned: int = 0  # characters of said text read for decisions
     turn_start: int = 0  # the first call since the user last spoke
@@ -297,8 +301,10 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             _summarised(text.removeprefix(SESSION_SUMMARY), digest, limit)
             continue
         if text.startswith(SUBAGENT_REPORT):
+            for at in reversed(reading.interim):
+                del reading.reports[at]
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
-            reading.sidechain_report = ""  # the same report, as the sidechain ended it
+            reading.sidechain_report, reading.interim = "", []  # the sidechain's, ended here
             continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)
@@ -313,6 +319,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
                 reading.sidechain_report = prose
             continue
         if reading.sidechain_report:  # back in the main thread: the last words were its report
+            reading.interim.append(len(reading.reports))
             reading.reports.append(reading.sidechain_report)
             reading.sidechain_report = ""
         if not prose or message.role == Role.TOOL:

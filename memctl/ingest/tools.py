@@ -33,6 +33,19 @@ SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
 # tools.web__run({…})"). The call is the inner tool's, and a command's line its cmd string:
 # read whole, the script was a command line ("Ran: const r = await tools.exec_command(…",
 # fresh3's review266, a SpecStory history of a Codex session)
+# A shell's word that a program it was asked to run is not there (bash, zsh, cmd.exe,
+# PowerShell): the call failed whatever its exit code, which a pipe's last step gives
+# ("go test ./... 2>&1 | tail -8" printed "go: command not found" and exited 0, and was
+# taken as the fix of the PowerShell call that failed the same way: fresh9's 67913b32)
+NOT_FOUND = lazy(
+    r"\b([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
+    r"'([\w.+-]+)' is not recognized as|The term '([\w.+-]+)' is not recognized"
+)
+# A search that matched nothing exits 1 and prints nothing: at the end of a pipe it says the
+# steps before it printed no such line ("npx tsc --noEmit 2>&1 | grep -i footer" once the
+# type errors it looked for were fixed, left open as "still failing": fresh9's 09378d3b)
+FOUND_NOTHING = lazy(r"\A\s*exit(?: code)?:? 1\b\s*:?\s*(?:\(no output\))?\s*\Z", re.I)
+SEARCHERS = frozenset("grep egrep fgrep rg ag findstr select-string sls".split())
 CODE_MODE = lazy(r"^(?:(?:const|let|var) \w+ = )?await tools\.(\w+)\((.*)", re.S)
 CODE_MODE_COMMAND = lazy(r"""\bcmd["']?\s*:\s*"((?:[^"\\]|\\.)*)""")
 # Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
@@ -59,7 +72,7 @@ READ_ONLY = frozenset(
     "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
     "fd awk stat file du df cd env printenv date whoami sort uniq diff realpath readlink "
     "basename dirname true sleep ps pgrep lsof id uname jq sed nl cut xxd od open strings source . "
-    "export set".split()
+    "export set test [ [[ read".split()
 )
 # ... and on Windows, where the name's case does not matter: its programs that only read,
 # and PowerShell's cmdlets whose verb only reads (Gemini CLI's sessions on Windows: "tasklist
@@ -78,6 +91,11 @@ GIT_READ = frozenset("status diff log show branch remote rev-parse ls-files blam
 # git's options before the subcommand that take a value: "git -C ../shop commit" commits in
 # ../shop, a repository of its own (the key names it: "git commit @../shop")
 GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+# The shell's own words: those a command follows ("do cat $f", "then make"), and the clauses
+# that run nothing ("for f in docs/*.md", "done"). A loop that only reads reads: Codex's
+# "for f in docs/*.md; do echo "== $f"; cat "$f"; done" was listed as a command run
+SHELL_LEADS = frozenset("do then else elif if while until !".split())
+SHELL_CLAUSES = frozenset("for done fi esac case in".split())
 # runners that run the next word: "uv run pytest" is pytest
 RUNNERS = {
     ("uv", "run"),
@@ -215,7 +233,28 @@ def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:
     open_calls = [c for c in calls[-50:] if not c.outcome]
     named = [c for c in open_calls if c.name.lower() == tool.lower()] if tool else []
     for call in (named or open_calls)[:1]:
-        call.outcome, call.error = outcome, detail
+        call.outcome, call.error = _outcome(outcome, detail, call.detail), detail
+
+
+def _outcome(outcome: str, output: str, command: str) -> str:
+    """The outcome a result note gives, unless its output says otherwise: a program the
+    command runs is not there (failed), or its last step searched and found nothing
+    (``FOUND_NOTHING``: done, not failed)."""
+    if outcome == OUTCOMES["result"] and not_found(output, command):
+        return OUTCOMES["error"]
+    last = SEGMENTS.split(QUOTED.sub("''", command.strip()))[-1].split()[:1]
+    if outcome == OUTCOMES["error"] and FOUND_NOTHING.match(output) and last:
+        return OUTCOMES["result"] if last[0].lower() in SEARCHERS else outcome
+    return outcome
+
+
+def not_found(output: str, command: str) -> bool:
+    """The output says a program the command runs is not there (``NOT_FOUND``)."""
+    for found in NOT_FOUND.finditer(output):
+        name = next(group for group in found.groups() if group)
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", command):
+            return True
+    return False
 
 
 def tool_kind(name: str, detail: str) -> str:
@@ -235,8 +274,9 @@ def writes_files(name: str) -> bool:
 
 
 def program_words(words: list[str]) -> list[str]:
-    """The words from the program that does the work on (runners and settings skipped)."""
-    while words and ENV_ASSIGNMENT.match(words[0]):
+    """The words from the program that does the work on (runners, settings and the shell's
+    words before a command, ``do cat "$f"``, skipped)."""
+    while words and (ENV_ASSIGNMENT.match(words[0]) or words[0] in SHELL_LEADS):
         words = words[1:]
     for runner in RUNNERS:
         if tuple(words[: len(runner)]) == runner:
@@ -249,7 +289,7 @@ def program_words(words: list[str]) -> list[str]:
 def _segment_key(segment: str) -> tuple[str, bool]:
     """(key, read-only) of one segment of a command line."""
     words = program_words(segment.split())
-    if not words:
+    if not words or words[0] in SHELL_CLAUSES:
         return "", True
     program = words[0].rsplit("/", 1)[-1]
     if program == "git":

@@ -106,8 +106,11 @@ REDACTED_ID = "REDACTED"
 # (Gemini CLI's is delegate_to_agent).
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
-# started; its report comes later, as a user turn, in a <task-notification>'s <result>
-LAUNCHED = lazy(r"\AAsync agent launched successfully")
+# started; its report comes later, as a user turn, in a <task-notification>'s <result>.
+# GitHub Copilot CLI (1.0.x) likewise: its report is what ``read_agent`` gives back later.
+LAUNCHED = lazy(
+    r"\A(?:Async agent launched successfully|Agent started in background with agent_id)"
+)
 TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
 # What Claude Code adds to a sub-agent's report for its model: the agent's id to resume it
 # by, and its token count (2.1.x: "agentId: a1b2c3 (for resuming ...)\n<usage>...</usage>");

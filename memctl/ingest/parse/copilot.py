@@ -22,8 +22,10 @@ The schema is the package's own (``schemas/session-events.schema.json``); what i
 A sub-agent (the ``task`` tool) writes into the same file: its events carry ``agentId``
 (and ``parentToolCallId``), its prompt comes from ``agent-<parent session id>``; they are
 marked ``[subagent]`` as Claude Code's sidechain turns are, and the ``task`` call's result
-is its report. ``hook.start`` / ``hook.end`` hold the hooks' input and output, memctl's
-own context block among them: never read as messages.
+is its report. A sub-agent started in the background (the ``task`` call's result only says
+so: ``LAUNCHED``) reports through a later ``read_agent`` call, whose result is its report
+after a status line (``AGENT_STATUS``). ``hook.start`` / ``hook.end`` hold the hooks' input
+and output, memctl's own context block among them: never read as messages.
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ STATE = frozenset(
 # The person said no at the permission prompt with a word for the model (its runtime's
 # words, 1.0.102): the refusal, then what they said, which is theirs, not a tool's output
 FEEDBACK = lazy(r"\A(The user rejected this tool call\.) User feedback: (.+)\Z", re.S)
+# What ``read_agent`` puts before a background sub-agent's answer (1.0.x: "Agent is idle
+# (waiting for messages). agent_id: …, status: idle, …" and "[Turn 0]"): the answer follows
+READ_AGENT = "read_agent"
+AGENT_STATUS = lazy(r"\AAgent is [^\n]*\bagent_id: [^\n]*\n+(?:\[Turn \d+\]\n)?")
 # The line a shell's result ends with: its output is the lines before
 SHELL_TRAILER = lazy(r"\n?<shellId: [^>\n]*completed with exit code -?\d+>\s*\Z")
 
@@ -223,8 +229,10 @@ def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) 
         # as Claude Code's Bash writes it: the notes' reader takes its exit code from it
         text, failed = f"Exit code {code}\n{text}", True
     tally.keep("tool output")
-    if call in tally.subagent_calls:
-        report = subagent_report(text, failed, tally.calls.get(call, ""))
+    status = AGENT_STATUS.match(text) if tally.calls.get(call) == READ_AGENT else None
+    if call in tally.subagent_calls or (status and text[status.end() :].strip()):
+        told = text[status.end() :] if status else text
+        report = subagent_report(told, failed, tally.calls.get(call, ""))
         return [Parsed(Role.TOOL, report, created)]
     return [Parsed(Role.TOOL, _mark(call_result_note(tally, call, text, failed), sub), created)]
 
