@@ -12,6 +12,7 @@ from pathlib import Path
 
 from memctl.context import Context
 from memctl.ingest.extract_rules import PATTERNS, match
+from memctl.ingest.file_roles import file_roles
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.source import Input
 from memctl.ingest.tools import Call, read_calls, shell_command
@@ -117,3 +118,19 @@ def test_the_shapes_one_by_one() -> None:
     assert match("Please pick up where we left off.", PATTERNS) is None
     left = match("We left the old vendor in March.", PATTERNS)
     assert left is not None and left.kind == "event"
+
+
+def test_a_sentence_made_bold_is_no_label_of_the_file_it_names() -> None:
+    """548526c8's closing answer: the list under the bold sentence is the review's Majors,
+    not what docs/setup.md is; a bold label before its file still names it."""
+    answer = (
+        "**Both Majors are documentation, one clause each, both in `docs/setup.md`.** "
+        "Nothing needs a redesign.\n\n- **Major 1** is the sharp one. The car wrote that a "
+        'real-history replay "correctly surfaced" commit `38b67c8`.'
+    )
+    calls: list[Call] = []
+    read_calls("[tool Edit: docs/setup.md + a row] [tool result Edit: updated]", calls)
+    assert file_roles([answer], calls, "session:s", "2026-07-24T10:33:13Z") == []
+    label = "**Files:** `docs/setup.md`\n- the Ready now row for the checkpoint hook"
+    (role,) = file_roles([label], calls, "session:s", "2026-07-24T10:33:13Z")
+    assert role.content == "`docs/setup.md`: Files: the Ready now row for the checkpoint hook"
