@@ -81,7 +81,13 @@ READ_ONLY = frozenset(
 WINDOWS_READ_ONLY = frozenset(
     "tasklist findstr where where.exe whoami.exe hostname systeminfo ipconfig dir".split()
 )
-READING_CMDLET = lazy(r"^(?:get|test|find|select|where|format|measure|resolve)-\w+$", re.I)
+# (and those that only order, group, convert or print what they are given: "Get-ChildItem
+# .ci-checks | Sort-Object LastWriteTime | Select-Object -First 5" read, fresh9's Copilot CLI)
+READING_CMDLET = lazy(
+    r"^(?:get|test|find|select|where|format|measure|resolve|sort|group|compare|convertfrom|"
+    r"convertto)-\w+$|^write-(?:host|output)$",
+    re.I,
+)
 # a step that writes the output of those before it to a file: a group's redirect ("(tasklist;
 # get-service) > out.txt", split at its parenthesis), PowerShell's Out-File, Add-Content and
 # Set-Content, tee. Gemini CLI's shell refused the first and ran "tasklist | Out-File ...":
@@ -96,6 +102,11 @@ GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 # "for f in docs/*.md; do echo "== $f"; cat "$f"; done" was listed as a command run
 SHELL_LEADS = frozenset("do then else elif if while until !".split())
 SHELL_CLAUSES = frozenset("for done fi esac case in".split())
+# PowerShell: a variable given a value runs what gives it ("$r = Invoke-Pester ..." runs the
+# tests, "$ev = "C:\...\events.jsonl"" nothing), and a string alone on a step only prints it
+# ("====RETRO===="): fresh9's Copilot CLI session listed both as commands run
+POWERSHELL_VARIABLE = lazy(r"^\$[\w:]+$")
+QUOTED_TEXT = "''"  # a quoted string, as ``shell_command`` reads it
 # runners that run the next word: "uv run pytest" is pytest
 RUNNERS = {
     ("uv", "run"),
@@ -242,7 +253,7 @@ def _outcome(outcome: str, output: str, command: str) -> str:
     (``FOUND_NOTHING``: done, not failed)."""
     if outcome == OUTCOMES["result"] and not_found(output, command):
         return OUTCOMES["error"]
-    last = SEGMENTS.split(QUOTED.sub("''", command.strip()))[-1].split()[:1]
+    last = SEGMENTS.split(QUOTED.sub(QUOTED_TEXT, command.strip()))[-1].split()[:1]
     if outcome == OUTCOMES["error"] and FOUND_NOTHING.match(output) and last:
         return OUTCOMES["result"] if last[0].lower() in SEARCHERS else outcome
     return outcome
@@ -278,6 +289,8 @@ def program_words(words: list[str]) -> list[str]:
     words before a command, ``do cat "$f"``, skipped)."""
     while words and (ENV_ASSIGNMENT.match(words[0]) or words[0] in SHELL_LEADS):
         words = words[1:]
+    if len(words) > 1 and POWERSHELL_VARIABLE.match(words[0]) and words[1] == "=":
+        return program_words(words[2:])
     for runner in RUNNERS:
         if tuple(words[: len(runner)]) == runner:
             return program_words(words[len(runner) :])
@@ -289,7 +302,7 @@ def program_words(words: list[str]) -> list[str]:
 def _segment_key(segment: str) -> tuple[str, bool]:
     """(key, read-only) of one segment of a command line."""
     words = program_words(segment.split())
-    if not words or words[0] in SHELL_CLAUSES:
+    if not words or words[0] in SHELL_CLAUSES or words == [QUOTED_TEXT]:
         return "", True
     program = words[0].rsplit("/", 1)[-1]
     if program == "git":
@@ -323,7 +336,7 @@ def shell_command(detail: str) -> Command:
     whether it only reads. A step that writes the output before it to a file
     (``WRITES_OUTPUT``) writes, and is keyed by what it writes: its first program."""
     text = SHELL_WRAPPER.sub("", detail.strip()).strip().strip("'\"")
-    unquoted = QUOTED.sub("''", text)  # a | or ; inside quotes splits nothing
+    unquoted = QUOTED.sub(QUOTED_TEXT, text)  # a | or ; inside quotes splits nothing
     segments = [s for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     keys = [_segment_key(s) for s in segments if not WRITES_OUTPUT.match(s)]
     acting = [key for key, read_only in keys if not read_only]

@@ -108,6 +108,15 @@ def test_the_shapes_one_by_one() -> None:
     assert shell_command(loop).read_only
     assert shell_command("for f in a b; do git add $f; done").key == "git add"
     assert shell_command("if [ -f x ]; then make build; fi").keys == ("make build",)
+    # PowerShell, as fresh9's Copilot CLI session ran it
+    events = '$ev = "C:\\Users\\Chris\\events.jsonl"; Select-String -Path $ev -Pattern "ci"'
+    assert shell_command(events).read_only
+    retro = 'Get-Content a.sh | Select-Object -First 40; "====RETRO===="; Get-Content b.sh'
+    assert shell_command(retro).read_only
+    checks = "Get-ChildItem .ci-checks | Sort-Object LastWriteTime -Descending | Select-Object Name"
+    assert shell_command(checks).read_only
+    pester = '$r = Invoke-Pester -Path scripts/tests -PassThru -Output None; "$($r.PassedCount)"'
+    assert shell_command(pester).key == "Invoke-Pester"
     calls: list[Call] = []
     read_calls('[tool Bash: cat log | grep -i "error"] [tool error Bash: Exit code 1]', calls)
     read_calls("[tool Bash: make build] [tool error Bash: exit 1: (no output)]", calls)
