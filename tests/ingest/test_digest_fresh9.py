@@ -1,5 +1,6 @@
 """What distillation keeps of fresh9's shapes (real sessions: benchmarks/sessions/fresh9, its
-SOURCES.md): a Copilot CLI sub-agent run in the background reports through ``read_agent``;
+SOURCES.md): a Copilot CLI sub-agent run in the background reports through ``read_agent``,
+and a Copilot hook that failed is said;
 SpecStory's Codex CLI calls name their command in the summary and their patch's file on a
 line of its own; a shell loop that only reads reads; a program the shell could not find
 fails the call whatever its exit code; a search that found nothing is no failure; "where we
@@ -21,9 +22,9 @@ from memctl.store.memories import MemoryFilter, list_memories
 from tests.ingest.test_compaction import ingest_file
 
 FRESH9 = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "fresh9"
-# Copilot CLI: 17 lines of fresh9's copilot-starcar-70b173ed.jsonl, a background sub-agent's
-# start, a few of its turns between its parent's, read_agent's answer (tests/fixtures/
-# transcripts/real/SOURCES.md)
+# Copilot CLI: 18 lines of fresh9's copilot-starcar-70b173ed.jsonl, a sessionStart hook that
+# failed, a background sub-agent's start, a few of its turns between its parent's,
+# read_agent's answer (tests/fixtures/transcripts/real/SOURCES.md)
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "real"
 COPILOT = REAL / "copilot-starcar-agents.jsonl"
 CODEX_MD = FRESH9 / "codex-getspecstory-recommendations.md"  # Codex CLI, SpecStory 2.1
@@ -57,6 +58,11 @@ def test_a_background_sub_agent_reports_through_read_agent(
     assert "## Final Report — Car 51-fix-car-r1" in report
     assert "Agent is idle" not in report and "[Turn 0]" not in report
     assert any(t.startswith("[tool result task: Agent started in background") for t in tools)
+    # the hook that failed is said, with what its command printed; hooks that ran are not
+    assert tools[0] == (
+        "[sessionStart hook failed] Error: Hook command failed with code 1 Stderr: exit: -c: "
+        "line 2: syntax error: unexpected end of file from `if' command on line 1"
+    )
     ctx = make_ctx()
     ingest_file(ctx, COPILOT)
     found = next(line for line in _digest(ctx).splitlines() if line.startswith("Found: "))
