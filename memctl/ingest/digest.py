@@ -18,7 +18,8 @@ messages. Its sections:
   conversation so far) gives its request when none came before, its errors with their
   fixes (under Fixed) and its pending work (under Left open), see ``summary``;
 - Left open: a command still failing at the end, a call refused at the
-  permission prompt, a closing question, a last request nobody answered;
+  permission prompt, a hook of the client's that failed (``HOOK_FAILED_NOTE``), a closing
+  question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
   own words did not ask for, named only by its host, never as a command to run again;
 - Not done: what the closing answer claims and the tool results deny (a file it says it
@@ -60,6 +61,7 @@ from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, match
 from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
+    HOOK_FAILED_NOTE,
     LONG_PATH,
     SESSION_SUMMARY,
     SHORT_PATH,
@@ -322,6 +324,10 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             reading.interim.append(len(reading.reports))
             reading.reports.append(reading.sidechain_report)
             reading.sidechain_report = ""
+        hook = HOOK_FAILED_NOTE.match(text) if message.role == Role.TOOL else None
+        if hook:  # a hook of the client's that failed: what it printed is left open
+            said = _cut(text[hook.end() :], ERROR_WIDTH)
+            _add(digest.left_open, f"{hook.group(1)} hook failed: {said}", limit)
         if not prose or message.role == Role.TOOL:
             continue
         if message.role == Role.USER:

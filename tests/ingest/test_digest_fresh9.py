@@ -60,12 +60,14 @@ def test_a_background_sub_agent_reports_through_read_agent(
     assert any(t.startswith("[tool result task: Agent started in background") for t in tools)
     # the hook that failed is said, with what its command printed; hooks that ran are not
     assert tools[0] == (
-        "[sessionStart hook failed] Error: Hook command failed with code 1 Stderr: exit: -c: "
-        "line 2: syntax error: unexpected end of file from `if' command on line 1"
+        "[sessionStart hook failed] exit 1: exit: -c: line 2: syntax error: unexpected end of "
+        "file from `if' command on line 1"
     )
     ctx = make_ctx()
     ingest_file(ctx, COPILOT)
-    found = next(line for line in _digest(ctx).splitlines() if line.startswith("Found: "))
+    digest = _digest(ctx)
+    assert "\nLeft open: sessionStart hook failed: exit 1: exit: -c: line 2: syntax error" in digest
+    found = next(line for line in digest.splitlines() if line.startswith("Found: "))
     assert "Agent started in background" not in found
     assert "Base verified. Now let's establish baselines" not in found
     assert "`MODULE_NOT_FOUND`" in found  # the car's report says why plain `node --test`

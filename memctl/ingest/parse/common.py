@@ -40,6 +40,10 @@ REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that w
 # wrote when it compacted its context: Claude Code's compaction sub-agent's answer and its
 # ``isCompactSummary`` turn, Codex's ``compacted`` record. Its <analysis> part is left out.
 SESSION_SUMMARY = "[session summary] "
+# A client's note of a hook of its own that failed ("[sessionStart hook failed] Error: ...":
+# Copilot CLI's hook.end), and what its command printed
+HOOK_FAILED = "[{hook} hook failed] "
+HOOK_FAILED_NOTE = lazy(r"\A\[(\w+) hook failed\] ")
 # Claude Code's prompt to its compaction sub-agent (``agent-acompact-*.jsonl``, 2.1.39)
 COMPACTION_PROMPT = lazy(
     r"\A\s*Your task is to create a detailed summary of the conversation so far"

@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    HOOK_FAILED,
     SUBAGENT,
     Parsed,
     Tally,
@@ -120,6 +121,8 @@ FEEDBACK = lazy(r"\A(The user rejected this tool call\.) User feedback: (.+)\Z",
 READ_AGENT = "read_agent"
 AGENT_STATUS = lazy(r"\AAgent is [^\n]*\bagent_id: [^\n]*\n+(?:\[Turn \d+\]\n)?")
 ANSI = lazy(r"\x1b\[[0-9;]*[A-Za-z]")  # a terminal's colours, in a hook's stderr
+# How its runtime words a hook command's failure (1.0.x), before what the command printed
+HOOK_ERROR = lazy(r"\AError: Hook command failed with code (-?\d+)\s*(?:Stderr:\s*)?")
 # The line a shell's result ends with: its output is the lines before
 SHELL_TRAILER = lazy(r"\n?<shellId: [^>\n]*completed with exit code -?\d+>\s*\Z")
 
@@ -253,8 +256,12 @@ def _hook_failed(data: dict[str, Any], created: str | None, tally: Tally) -> lis
         tally.pass_over("hook.end")
         return []
     tally.keep("hook failed")
+    failed = HOOK_ERROR.match(message)
+    if failed is not None:  # as a shell's error note says it: "exit 1: <what it printed>"
+        message = f"exit {failed.group(1)}: {message[failed.end() :]}"
     said = one_line(ANSI.sub("", message))
-    return [Parsed(Role.TOOL, f"[{data.get('hookType') or 'a'} hook failed] {said}", created)]
+    note = HOOK_FAILED.format(hook=data.get("hookType") or "a") + said
+    return [Parsed(Role.TOOL, note, created)]
 
 
 def _mark(note: str, sub: bool) -> str:
