@@ -41,11 +41,6 @@ NOT_FOUND = lazy(
     r"\b([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
     r"'([\w.+-]+)' is not recognized as|The term '([\w.+-]+)' is not recognized"
 )
-# A search that matched nothing exits 1 and prints nothing: at the end of a pipe it says the
-# steps before it printed no such line ("npx tsc --noEmit 2>&1 | grep -i footer" once the
-# type errors it looked for were fixed, left open as "still failing": fresh9's 09378d3b)
-FOUND_NOTHING = lazy(r"\A\s*exit(?: code)?:? 1\b\s*:?\s*(?:\(no output\))?\s*\Z", re.I)
-SEARCHERS = frozenset("grep egrep fgrep rg ag findstr select-string sls".split())
 CODE_MODE = lazy(r"^(?:(?:const|let|var) \w+ = )?await tools\.(\w+)\((.*)", re.S)
 CODE_MODE_COMMAND = lazy(r"""\bcmd["']?\s*:\s*"((?:[^"\\]|\\.)*)""")
 # Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
@@ -244,19 +239,8 @@ def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:
     open_calls = [c for c in calls[-50:] if not c.outcome]
     named = [c for c in open_calls if c.name.lower() == tool.lower()] if tool else []
     for call in (named or open_calls)[:1]:
-        call.outcome, call.error = _outcome(outcome, detail, call.detail), detail
-
-
-def _outcome(outcome: str, output: str, command: str) -> str:
-    """The outcome a result note gives, unless its output says otherwise: a program the
-    command runs is not there (failed), or its last step searched and found nothing
-    (``FOUND_NOTHING``: done, not failed)."""
-    if outcome == OUTCOMES["result"] and not_found(output, command):
-        return OUTCOMES["error"]
-    last = SEGMENTS.split(QUOTED.sub(QUOTED_TEXT, command.strip()))[-1].split()[:1]
-    if outcome == OUTCOMES["error"] and FOUND_NOTHING.match(output) and last:
-        return OUTCOMES["result"] if last[0].lower() in SEARCHERS else outcome
-    return outcome
+        missing = outcome == OUTCOMES["result"] and not_found(detail, call.detail)
+        call.outcome, call.error = OUTCOMES["error"] if missing else outcome, detail
 
 
 def not_found(output: str, command: str) -> bool:
