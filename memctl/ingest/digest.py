@@ -18,7 +18,8 @@ messages. Its sections:
   conversation so far) gives its request when none came before, its errors with their
   fixes (under Fixed) and its pending work (under Left open), see ``summary``;
 - Left open: a command still failing at the end, a call refused at the
-  permission prompt, a closing question, a last request nobody answered;
+  permission prompt, a hook of the client's that failed (``HOOK_FAILED_NOTE``), a closing
+  question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
   own words did not ask for, named only by its host, never as a command to run again;
 - Not done: what the closing answer claims and the tool results deny (a file it says it
@@ -60,6 +61,7 @@ from memctl.ingest.extract_rules import COMMITMENTS, PATTERNS, match
 from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
+    HOOK_FAILED_NOTE,
     LONG_PATH,
     SESSION_SUMMARY,
     SHORT_PATH,
@@ -258,6 +260,10 @@ class _Reading:
     reports: list[str] = field(default_factory=list)
     last_user: str = ""  # the last request, until an answer follows it
     sidechain_report: str = ""
+    # reports taken from a sidechain's last words since the last report a call gave back: a
+    # background sub-agent's turns (Copilot CLI's) are read between its parent's, so these
+    # are its interim words once its report comes
+    interim: list[int] = field(default_factory=list)
     user_words: list[str] = field(default_factory=list)  # the user's prose, flattened
     scanned: int = 0  # characters of said text read for decisions
     turn_start: int = 0  # the first call since the user last spoke
@@ -297,8 +303,10 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             _summarised(text.removeprefix(SESSION_SUMMARY), digest, limit)
             continue
         if text.startswith(SUBAGENT_REPORT):
+            for at in reversed(reading.interim):
+                del reading.reports[at]
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
-            reading.sidechain_report = ""  # the same report, as the sidechain ended it
+            reading.sidechain_report, reading.interim = "", []  # the sidechain's, ended here
             continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)
@@ -313,8 +321,13 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
                 reading.sidechain_report = prose
             continue
         if reading.sidechain_report:  # back in the main thread: the last words were its report
+            reading.interim.append(len(reading.reports))
             reading.reports.append(reading.sidechain_report)
             reading.sidechain_report = ""
+        hook = HOOK_FAILED_NOTE.match(text) if message.role == Role.TOOL else None
+        if hook:  # a hook of the client's that failed: what it printed is left open
+            said = _cut(text[hook.end() :], ERROR_WIDTH)
+            _add(digest.left_open, f"{hook.group(1)} hook failed: {said}", limit)
         if not prose or message.role == Role.TOOL:
             continue
         if message.role == Role.USER:

@@ -38,9 +38,18 @@ SENTENCE_ROLE = lazy(
     r"(?:负责|用于|处理|包含|定义|实现|提供|存放|は|では|が|는|은|가|에서)[^.\n。]{4,}))"
 )
 # a heading or a bold label naming a file, its changes listed under it:
-# "## JavaScript changes (`tokenizer.js:101-108`)" then "- Replaced … with <ruby>"
+# "## JavaScript changes (`tokenizer.js:101-108`)" then "- Replaced … with <ruby>". A bold
+# label holds the file and ends before its sentence could: "**Both Majors are documentation,
+# one clause each, both in `docs/setup.md`.** Nothing needs a redesign." is a sentence made
+# bold, and the list after it no changes of setup.md (fresh9's 548526c8 kept "`docs/setup.md`:
+# Both Majors are documentation, …" as what the file is)
+BOLD_LABEL = (
+    r"\*\*(?=[^`\n*]*`" + FILE.replace("?P<path>", "?:") + LINES + r"`[^\n*.!?]*\*\*"
+    r"|[^*`\n]{1,40}[:：]\*\*[ \t]*`)"  # or a label of its own before the file: "**Files:** `a.py`"
+)
 HEADING_FILE = lazy(
-    r"^[ \t]*(?:#{1,6}[ \t]+|\*\*)(?P<label>[^`\n]*)`" + FILE + LINES + r"`[^\n]*$", re.M
+    r"^[ \t]*(?:#{1,6}[ \t]+|" + BOLD_LABEL + r")(?P<label>[^`\n]*)`" + FILE + LINES + r"`[^\n]*$",
+    re.M,
 )
 LIST_LINE = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>\S.*)$")
 MAX_FILE_ROLES = 5

@@ -280,12 +280,14 @@ ENGLISH = (
     # a failure and its cause, whatever failed ("The staging deploy failed this morning
     # because REDIS_URL pointed at port 6380; …": the rules kept nothing of it, s27-walk)
     en("case", C, 0.7, r"\b(?:broke|fails|failed|crashed|crashes)\b[^.;?!\n]{0,40}?\bbecause\b"),
+    # "where we left off" is where a resumed session's person asks to go on from, no event
+    # (fresh9's "pick up where we left off" was kept as one, beside the session's digest)
     en(
         "event",
         EV,
         0.5,
         r"\b(?:I|we) (?:just )?(?:released|shipped|launched|migrated|upgraded|"
-        r"started|finished|moved|joined|left)\b",
+        r"started|finished|moved|joined|left(?! off\b))\b",
     ),
     en(
         "project",

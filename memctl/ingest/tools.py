@@ -33,6 +33,14 @@ SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
 # tools.web__run({…})"). The call is the inner tool's, and a command's line its cmd string:
 # read whole, the script was a command line ("Ran: const r = await tools.exec_command(…",
 # fresh3's review266, a SpecStory history of a Codex session)
+# A shell's word that a program it was asked to run is not there (bash, zsh, cmd.exe,
+# PowerShell): the call failed whatever its exit code, which a pipe's last step gives
+# ("go test ./... 2>&1 | tail -8" printed "go: command not found" and exited 0, and was
+# taken as the fix of the PowerShell call that failed the same way: fresh9's 67913b32)
+NOT_FOUND = lazy(
+    r"\b([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
+    r"'([\w.+-]+)' is not recognized as|The term '([\w.+-]+)' is not recognized"
+)
 CODE_MODE = lazy(r"^(?:(?:const|let|var) \w+ = )?await tools\.(\w+)\((.*)", re.S)
 CODE_MODE_COMMAND = lazy(r"""\bcmd["']?\s*:\s*"((?:[^"\\]|\\.)*)""")
 # Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
@@ -59,7 +67,7 @@ READ_ONLY = frozenset(
     "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
     "fd awk stat file du df cd env printenv date whoami sort uniq diff realpath readlink "
     "basename dirname true sleep ps pgrep lsof id uname jq sed nl cut xxd od open strings source . "
-    "export set".split()
+    "export set test [ [[ read".split()
 )
 # ... and on Windows, where the name's case does not matter: its programs that only read,
 # and PowerShell's cmdlets whose verb only reads (Gemini CLI's sessions on Windows: "tasklist
@@ -68,7 +76,13 @@ READ_ONLY = frozenset(
 WINDOWS_READ_ONLY = frozenset(
     "tasklist findstr where where.exe whoami.exe hostname systeminfo ipconfig dir".split()
 )
-READING_CMDLET = lazy(r"^(?:get|test|find|select|where|format|measure|resolve)-\w+$", re.I)
+# (and those that only order, group, convert or print what they are given: "Get-ChildItem
+# .ci-checks | Sort-Object LastWriteTime | Select-Object -First 5" read, fresh9's Copilot CLI)
+READING_CMDLET = lazy(
+    r"^(?:get|test|find|select|where|format|measure|resolve|sort|group|compare|convertfrom|"
+    r"convertto)-\w+$|^write-(?:host|output)$",
+    re.I,
+)
 # a step that writes the output of those before it to a file: a group's redirect ("(tasklist;
 # get-service) > out.txt", split at its parenthesis), PowerShell's Out-File, Add-Content and
 # Set-Content, tee. Gemini CLI's shell refused the first and ran "tasklist | Out-File ...":
@@ -78,6 +92,16 @@ GIT_READ = frozenset("status diff log show branch remote rev-parse ls-files blam
 # git's options before the subcommand that take a value: "git -C ../shop commit" commits in
 # ../shop, a repository of its own (the key names it: "git commit @../shop")
 GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+# The shell's own words: those a command follows ("do cat $f", "then make"), and the clauses
+# that run nothing ("for f in docs/*.md", "done"). A loop that only reads reads: Codex's
+# "for f in docs/*.md; do echo "== $f"; cat "$f"; done" was listed as a command run
+SHELL_LEADS = frozenset("do then else elif if while until !".split())
+SHELL_CLAUSES = frozenset("for done fi esac case in".split())
+# PowerShell: a variable given a value runs what gives it ("$r = Invoke-Pester ..." runs the
+# tests, "$ev = "C:\...\events.jsonl"" nothing), and a string alone on a step only prints it
+# ("====RETRO===="): fresh9's Copilot CLI session listed both as commands run
+POWERSHELL_VARIABLE = lazy(r"^\$[\w:]+$")
+QUOTED_TEXT = "''"  # a quoted string, as ``shell_command`` reads it
 # runners that run the next word: "uv run pytest" is pytest
 RUNNERS = {
     ("uv", "run"),
@@ -215,7 +239,17 @@ def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:
     open_calls = [c for c in calls[-50:] if not c.outcome]
     named = [c for c in open_calls if c.name.lower() == tool.lower()] if tool else []
     for call in (named or open_calls)[:1]:
-        call.outcome, call.error = outcome, detail
+        missing = outcome == OUTCOMES["result"] and not_found(detail, call.detail)
+        call.outcome, call.error = OUTCOMES["error"] if missing else outcome, detail
+
+
+def not_found(output: str, command: str) -> bool:
+    """The output says a program the command runs is not there (``NOT_FOUND``)."""
+    for found in NOT_FOUND.finditer(output):
+        name = next(group for group in found.groups() if group)
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", command):
+            return True
+    return False
 
 
 def tool_kind(name: str, detail: str) -> str:
@@ -235,9 +269,12 @@ def writes_files(name: str) -> bool:
 
 
 def program_words(words: list[str]) -> list[str]:
-    """The words from the program that does the work on (runners and settings skipped)."""
-    while words and ENV_ASSIGNMENT.match(words[0]):
+    """The words from the program that does the work on (runners, settings and the shell's
+    words before a command, ``do cat "$f"``, skipped)."""
+    while words and (ENV_ASSIGNMENT.match(words[0]) or words[0] in SHELL_LEADS):
         words = words[1:]
+    if len(words) > 1 and POWERSHELL_VARIABLE.match(words[0]) and words[1] == "=":
+        return program_words(words[2:])
     for runner in RUNNERS:
         if tuple(words[: len(runner)]) == runner:
             return program_words(words[len(runner) :])
@@ -249,7 +286,7 @@ def program_words(words: list[str]) -> list[str]:
 def _segment_key(segment: str) -> tuple[str, bool]:
     """(key, read-only) of one segment of a command line."""
     words = program_words(segment.split())
-    if not words:
+    if not words or words[0] in SHELL_CLAUSES or words == [QUOTED_TEXT]:
         return "", True
     program = words[0].rsplit("/", 1)[-1]
     if program == "git":
@@ -283,7 +320,7 @@ def shell_command(detail: str) -> Command:
     whether it only reads. A step that writes the output before it to a file
     (``WRITES_OUTPUT``) writes, and is keyed by what it writes: its first program."""
     text = SHELL_WRAPPER.sub("", detail.strip()).strip().strip("'\"")
-    unquoted = QUOTED.sub("''", text)  # a | or ; inside quotes splits nothing
+    unquoted = QUOTED.sub(QUOTED_TEXT, text)  # a | or ; inside quotes splits nothing
     segments = [s for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     keys = [_segment_key(s) for s in segments if not WRITES_OUTPUT.match(s)]
     acting = [key for key, read_only in keys if not read_only]

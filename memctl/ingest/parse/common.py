@@ -40,6 +40,10 @@ REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that w
 # wrote when it compacted its context: Claude Code's compaction sub-agent's answer and its
 # ``isCompactSummary`` turn, Codex's ``compacted`` record. Its <analysis> part is left out.
 SESSION_SUMMARY = "[session summary] "
+# A client's note of a hook of its own that failed ("[sessionStart hook failed] Error: ...":
+# Copilot CLI's hook.end), and what its command printed
+HOOK_FAILED = "[{hook} hook failed] "
+HOOK_FAILED_NOTE = lazy(r"\A\[(\w+) hook failed\] ")
 # Claude Code's prompt to its compaction sub-agent (``agent-acompact-*.jsonl``, 2.1.39)
 COMPACTION_PROMPT = lazy(
     r"\A\s*Your task is to create a detailed summary of the conversation so far"
@@ -106,8 +110,11 @@ REDACTED_ID = "REDACTED"
 # (Gemini CLI's is delegate_to_agent).
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
-# started; its report comes later, as a user turn, in a <task-notification>'s <result>
-LAUNCHED = lazy(r"\AAsync agent launched successfully")
+# started; its report comes later, as a user turn, in a <task-notification>'s <result>.
+# GitHub Copilot CLI (1.0.x) likewise: its report is what ``read_agent`` gives back later.
+LAUNCHED = lazy(
+    r"\A(?:Async agent launched successfully|Agent started in background with agent_id)"
+)
 TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
 # What Claude Code adds to a sub-agent's report for its model: the agent's id to resume it
 # by, and its token count (2.1.x: "agentId: a1b2c3 (for resuming ...)\n<usage>...</usage>");

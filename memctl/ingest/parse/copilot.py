@@ -17,13 +17,19 @@ The schema is the package's own (``schemas/session-events.schema.json``); what i
   and no one could be asked) is a refusal note, in its runtime's words (``REFUSED``), and
   the word the person gave the model with their no ("The user rejected this tool call.
   User feedback: ...") is their message;
-- ``session.compaction_complete``: ``summaryContent``, the summary it compacted into.
+- ``session.compaction_complete``: ``summaryContent``, the summary it compacted into;
+- ``hook.end`` of a hook that failed (``success`` false): its ``error.message``, what the
+  hook's command printed, as a note of its own (``[sessionStart hook failed] ...``): a
+  startup hook's syntax error is what the session then works on.
 
 A sub-agent (the ``task`` tool) writes into the same file: its events carry ``agentId``
 (and ``parentToolCallId``), its prompt comes from ``agent-<parent session id>``; they are
 marked ``[subagent]`` as Claude Code's sidechain turns are, and the ``task`` call's result
-is its report. ``hook.start`` / ``hook.end`` hold the hooks' input and output, memctl's
-own context block among them: never read as messages.
+is its report. A sub-agent started in the background (the ``task`` call's result only says
+so: ``LAUNCHED``) reports through a later ``read_agent`` call, whose result is its report
+after a status line (``AGENT_STATUS``). ``hook.start`` / ``hook.end`` hold the hooks' input
+and output, memctl's own context block among them: never read as messages, but for the
+failure of one (above).
 """
 
 from __future__ import annotations
@@ -32,11 +38,13 @@ import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    HOOK_FAILED,
     SUBAGENT,
     Parsed,
     Tally,
     call_result_note,
     called,
+    one_line,
     session_summary,
     subagent_report,
     timestamp,
@@ -108,6 +116,13 @@ STATE = frozenset(
 # The person said no at the permission prompt with a word for the model (its runtime's
 # words, 1.0.102): the refusal, then what they said, which is theirs, not a tool's output
 FEEDBACK = lazy(r"\A(The user rejected this tool call\.) User feedback: (.+)\Z", re.S)
+# What ``read_agent`` puts before a background sub-agent's answer (1.0.x: "Agent is idle
+# (waiting for messages). agent_id: …, status: idle, …" and "[Turn 0]"): the answer follows
+READ_AGENT = "read_agent"
+AGENT_STATUS = lazy(r"\AAgent is [^\n]*\bagent_id: [^\n]*\n+(?:\[Turn \d+\]\n)?")
+ANSI = lazy(r"\x1b\[[0-9;]*[A-Za-z]")  # a terminal's colours, in a hook's stderr
+# How its runtime words a hook command's failure (1.0.x), before what the command printed
+HOOK_ERROR = lazy(r"\AError: Hook command failed with code (-?\d+)\s*(?:Stderr:\s*)?")
 # The line a shell's result ends with: its output is the lines before
 SHELL_TRAILER = lazy(r"\n?<shellId: [^>\n]*completed with exit code -?\d+>\s*\Z")
 
@@ -139,6 +154,8 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         return _assistant(data, created, sub, tally)
     if kind == "tool.execution_complete":
         return _result(data, created, sub, tally)
+    if kind == "hook.end" and data.get("success") is False:
+        return _hook_failed(data, created, tally)
     if kind == "session.compaction_complete" and _text(data.get("summaryContent")):
         tally.keep("session summary")
         return [Parsed(Role.ASSISTANT, session_summary(data["summaryContent"]), created)]
@@ -223,10 +240,28 @@ def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) 
         # as Claude Code's Bash writes it: the notes' reader takes its exit code from it
         text, failed = f"Exit code {code}\n{text}", True
     tally.keep("tool output")
-    if call in tally.subagent_calls:
-        report = subagent_report(text, failed, tally.calls.get(call, ""))
+    status = AGENT_STATUS.match(text) if tally.calls.get(call) == READ_AGENT else None
+    if call in tally.subagent_calls or (status and text[status.end() :].strip()):
+        told = text[status.end() :] if status else text
+        report = subagent_report(told, failed, tally.calls.get(call, ""))
         return [Parsed(Role.TOOL, report, created)]
     return [Parsed(Role.TOOL, _mark(call_result_note(tally, call, text, failed), sub), created)]
+
+
+def _hook_failed(data: dict[str, Any], created: str | None, tally: Tally) -> list[Parsed]:
+    """A hook that failed, and what its command printed: a note of the session's own."""
+    error = data.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        tally.pass_over("hook.end")
+        return []
+    tally.keep("hook failed")
+    failed = HOOK_ERROR.match(message)
+    if failed is not None:  # as a shell's error note says it: "exit 1: <what it printed>"
+        message = f"exit {failed.group(1)}: {message[failed.end() :]}"
+    said = one_line(ANSI.sub("", message))
+    note = HOOK_FAILED.format(hook=data.get("hookType") or "a") + said
+    return [Parsed(Role.TOOL, note, created)]
 
 
 def _mark(note: str, sub: bool) -> str:

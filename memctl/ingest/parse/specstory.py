@@ -98,7 +98,12 @@ BLOCK_END_LINE = lazy(r"^\s*(?:</(?:details|tool-use)>\s*)+$")
 THINK_START, THINK_END = "<think>", "</think>"
 TOOL_NAME = lazy(r'data-tool-name="([^"]*)"')
 SUMMARY = lazy(r"<summary>(.*?)(?:</summary>|$)", re.S)
-SUMMARY_NAME = lazy(r"^\s*Tool use:\s*\*\*(.*?)\*\*\s*(?:[•·]\s*(.*))?$", re.S)
+# "Tool use: **name** • what it acted on", or (Codex CLI's calls) "Tool use: **exec_command**
+# `rg --files docs`": the command in a code span after the name
+SUMMARY_NAME = lazy(r"^\s*Tool use:\s*\*\*(.*?)\*\*\s*(?:[•·]\s*(.*)|`(.*)`)?$", re.S)
+# The file a Codex CLI patch acts on, on a line of its own before its diff ("**Add:
+# `docs/RECOMMENDATIONS.md`**", "**Update: `…`**"): each is one file of the patch
+PATCH_HEADER = lazy(r"^\*\*(Add|Update|Delete): `([^`\n]+)`\*\*$")
 CODE_SPAN_LINE = lazy(r"^\s*`([^`\n]+)`\s*$")
 TAGS = lazy(r"</?(?:tool-use|details|summary|think)\b[^>]*>")
 BOLD = lazy(r"\*\*(.*?)\*\*")
@@ -436,9 +441,15 @@ def _call(block: Block) -> tuple[str, Any]:
     shown = html.unescape(summary.group(1).strip()) if summary else ""
     parts = SUMMARY_NAME.match(shown)
     detail = ACTION_LABEL.sub("", (parts.group(2) or "") if parts else BOLD.sub(r"\1", shown))
-    command = next((m.group(1) for p in block.plain if (m := CODE_SPAN_LINE.match(p))), "")
+    spanned = parts.group(3) if parts else None
+    command = spanned or next(
+        (m.group(1) for p in block.plain if (m := CODE_SPAN_LINE.match(p))), ""
+    )
     at = _input(block)
     given = html.unescape(block.fences[at][1]) if at is not None else None
+    headers = [(m.group(1), m.group(2)) for p in block.plain if (m := PATCH_HEADER.match(p))]
+    if writes_files(name) and headers:
+        return name, {"patch": _patch(headers, block)}
     if writes_files(name) and given is not None:
         patch = given
         if PATCH_START in patch:
@@ -447,6 +458,18 @@ def _call(block: Block) -> tuple[str, Any]:
         return name, {"path": detail.strip(), "content": added}
     what = command or (given.strip() if given is not None else detail.strip())
     return name, {"command": what} if what else None
+
+
+def _patch(headers: list[tuple[str, str]], block: Block) -> str:
+    """The patch in Codex's own format (``PATCH_START``, a ``*** Add File:`` line before each
+    file's lines) that SpecStory wrote as a header line and a diff for each file."""
+    diffs = [html.unescape(text) for info, text in block.fences if info == "diff"]
+    diffs += [""] * (len(headers) - len(diffs))
+    files = [
+        f"*** {action} File: {path}\n{diff}"
+        for (action, path), diff in zip(headers, diffs[: len(headers)], strict=True)
+    ]
+    return "\n".join([PATCH_START, *files, "*** End Patch"])
 
 
 def _input(block: Block) -> int | None:
