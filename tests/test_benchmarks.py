@@ -1079,6 +1079,11 @@ def test_real_questions_list_what_everywhere_loses_of_what_the_project_finds() -
     lost = Report([], answers).to_dict()["lost_everywhere"]
     assert lost == {"check": ["q1 auto+judged", "q2 judged"]}
     assert Report([], answers[4:]).to_dict()["lost_everywhere"] == {}
+    blind = [
+        Answer(dataclasses.replace(a.question, half="fresh5-check"), a.scoping, a.hits)
+        for a in answers
+    ]
+    assert Report([], blind).to_dict()["lost_everywhere"] == {}  # its ids are never shown
 
 
 def test_message_speed_dump_writes_the_same_rows_in_every_run(
