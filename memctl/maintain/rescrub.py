@@ -22,15 +22,19 @@ rewrites what changed in place, in one transaction:
 
 Then, as a redact does (``maintain.everywhere``): the file compacted, every backup scrubbed
 the same way, the changed memories' files out of the sync clone, the spool and the logs
-rewritten. The filter's digest (``filter_digest``) is kept in ``meta``: while it is the
-same, the task reads nothing (what a capture stored since went through the same filter).
+rewritten. A backup is read only where its texts differ from what the store's scan found
+clean (``Found.clean``: a digest of each session's messages, each session's texts, each
+memory's fields): the scrub is a function of those texts alone, so the same texts are clean
+there too, and a backup costs a read of its rows, not a scan. The filter's digest
+(``filter_digest``) is kept in ``meta``: while it is the same, the task reads nothing
+(what a capture stored since went through the same filter).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +89,8 @@ MEMORY_IDS = ("session_id", "agent_id")
 ID_KIND = "secret"
 # Memories read at a time.
 MEMORY_BATCH = 500
+# A clean row's digest: 128 bits, no two texts meet by chance (``texts_digest``).
+TEXTS_DIGEST_BYTES = 16
 REASON = "rescrub"
 # What its run and event say it took out (never a value).
 WHAT = "secrets today's privacy filter finds"
@@ -116,6 +122,9 @@ class Found:
     kinds: Counter[str] = field(default_factory=Counter)
     # session -> the values its scrubber follows (value -> kind), for its next capture
     followed: dict[str, dict[str, str]] = field(default_factory=dict)
+    # digests of what it read and found nothing in (a session's messages, a session's
+    # texts, a memory's fields): a backup's copy of one is skipped (``found_in``)
+    clean: set[bytes] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.sessions or self.memories)
@@ -143,10 +152,27 @@ def _known_word(word: str) -> bool:
     return known_word(word)
 
 
-def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> None:
-    """A session's messages scrubbed as one conversation, as capture scrubs them; the
-    values it follows kept for the session's next capture, which reads on from where the
-    last stopped and would not see the label again (``memories.followed``)."""
+def texts_digest(texts: Iterable[str]) -> bytes:
+    """A digest of these texts in order (each one's length first, so no two lists share
+    one): what the filter reads of a row, the same in a backup as in the store."""
+    digest = hashlib.blake2b(digest_size=TEXTS_DIGEST_BYTES)
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.digest()
+
+
+def _session_messages(
+    session_id: str, rows: list[MessageRow], found: Found, clean: Set[bytes]
+) -> None:
+    """A session's messages scrubbed as one conversation, as capture scrubs them, unless
+    their texts are ``clean`` (the scrubber reads nothing else); the values it follows
+    kept for the session's next capture, which reads on from where the last stopped and
+    would not see the label again (``memories.followed``)."""
+    read = texts_digest(row[2] for row in rows)
+    if read in clean:
+        return
+    changed = len(found.messages)
     redactions = Redactions()
     scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
     pushed = (part for row in rows for part in scrub.push(row[2], row))
@@ -157,6 +183,8 @@ def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> 
         found.take(redactions, scrub.hidden_values)
     if scrub.followed:
         found.followed[session_id] = scrub.followed
+    if len(found.messages) == changed and not (redactions.secret_count or scrub.followed):
+        found.clean.add(read)
 
 
 def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
@@ -186,12 +214,22 @@ def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str
     return changes, found, values
 
 
-def found_in(db: Database) -> Found:
-    """What today's filter hides in the store's texts."""
+def _memory_digest(memory: Memory) -> bytes:
+    """What ``memory_changes`` reads of a memory."""
+    ids = [getattr(memory, n) or "" for n in MEMORY_IDS]
+    return texts_digest([*(getattr(memory, n) for n in MEMORY_FIELDS), *ids, *memory.tags])
+
+
+def found_in(db: Database, clean: Set[bytes] = frozenset()) -> Found:
+    """What today's filter hides in the store's texts; a row whose texts are ``clean``
+    (another copy of the store read them and found nothing: a backup) is not read again."""
     found = Found()
     for session_id, rows in sessions_messages(db):
-        _session_messages(session_id, rows, found)
+        _session_messages(session_id, rows, found, clean)
     for session_id, texts in session_texts(db):
+        read = texts_digest([f"{n}={t}" for n, t in texts.items()])
+        if read in clean:
+            continue
         new = {}
         for name, text in texts.items():
             kept, taken, values = scrubbed(text)
@@ -200,13 +238,20 @@ def found_in(db: Database) -> Found:
                 found.take(taken, values)
         if new:
             found.sessions[session_id] = new
+        else:
+            found.clean.add(read)
     ids = memory_ids(db)
     for start in range(0, len(ids), MEMORY_BATCH):
         for memory in get_memories(db, ids[start : start + MEMORY_BATCH]).values():
+            read = _memory_digest(memory)
+            if read in clean:
+                continue
             changes, taken, values = memory_changes(memory)
             if changes:
                 found.memories[memory.id] = Counter(taken.secrets)
                 found.take(taken, values)
+            else:
+                found.clean.add(read)
     return found
 
 
@@ -296,7 +341,8 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
     key = forget_key(ctx.settings.home)
 
     def apply(db: Database, into: Forgotten, live: Context | None) -> None:
-        here = found if live is not None else found_in(db)
+        # a backup: what the store read clean is read clean there too (the same texts)
+        here = found if live is not None else found_in(db, found.clean)
         with db.atomic():
             # a session named by a digest of its opening, which held a value (as redact)
             opened = erase.named_by_opening(db, erase.openings_holding(db, list(here.values)))

@@ -20,6 +20,7 @@ from memctl.maintain.backup import make_backup
 from memctl.maintain.pipeline import maintain
 from memctl.maintain.rescrub import filter_digest
 from memctl.memories.privacy import Redactions
+from memctl.store.database import Database
 from memctl.store.rescrub import RESCRUBBED_WITH
 from memctl.store.writes import Writer
 from tests.conftest import files_holding, run_cli
@@ -183,3 +184,43 @@ def test_an_mcp_client_s_name_or_session_an_older_memctl_kept_is_dropped(
     assert got.agent_id is None and got.session_id is None and got.content == memory.content
     ctx.close()
     assert files_holding(home, TOKEN) == []
+
+
+OTHER = "Zebra9Quartz7"
+OTHER_SAID = f"To add the user run rabbitmqctl add_user billing {OTHER} on the broker."
+
+
+def test_a_backup_s_own_text_is_read_and_what_the_store_read_clean_is_not_needed_again(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A backup is read only where its texts differ from what the store read clean: a
+    password the backup alone holds (a session the store no longer has as it was) still
+    leaves it, and the store's own leaves every backup."""
+    ctx = make_ctx()
+    for name in ("s-kept", "s-older"):
+        said = [claude_record("user", f"Add the {name} user.", 0, name)]
+        said.append(claude_record("assistant", [{"type": "text", "text": "Done."}], 1, name))
+        transcript = tmp_path / f"{name}.jsonl"
+        transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute(
+            "UPDATE messages SET content = ? WHERE session_id = 's-kept' AND seq = 1", (SAID,)
+        )
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    backup = make_backup(ctx.settings, ctx.db)
+    copy = Database.open(backup, home=home)
+    with copy.atomic():  # the backup alone holds this one
+        copy.execute(
+            "UPDATE messages SET content = ? WHERE session_id = 's-older' AND seq = 1",
+            (OTHER_SAID,),
+        )
+    copy.close()
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+    assert counts["messages"] == 1 and counts["backups"] == 1
+    ctx.close()
+    assert files_holding(home, VALUE) == [] and files_holding(home, OTHER) == []
+    copy = Database.open(backup, home=home)
+    held = copy.value("SELECT count(*) FROM messages WHERE content LIKE '%[REDACTED:password]%'")
+    copy.close()
+    assert held == 2
