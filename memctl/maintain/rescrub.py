@@ -36,10 +36,8 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from memctl import __version__
 from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.maintain.everywhere import (
@@ -53,6 +51,7 @@ from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories import privacy, scrubber
+from memctl.memories.filter_digest import behaviour_digest
 from memctl.memories.followed import digests
 from memctl.memories.privacy import (
     REDACTED,
@@ -99,15 +98,10 @@ PRIVATE_KIND = "private"
 
 
 def filter_digest() -> str:
-    """A digest of the privacy filter's code (its detectors and the conversation scrubber):
-    any change to either, a new detector or a detector's pattern, changes it."""
-    digest = hashlib.sha256()
-    for module in (privacy, scrubber):
-        try:
-            digest.update(Path(str(module.__file__)).read_bytes())
-        except OSError:  # no source beside the code (a frozen build): its version stands in
-            digest.update(__version__.encode())
-    return digest.hexdigest()[:16]
+    """A digest of what the privacy filter does (its detectors and the conversation
+    scrubber: their patterns, lists, constants and code, not their comments or docstrings):
+    a new detector or a detector's changed pattern changes it."""
+    return behaviour_digest([privacy, scrubber])
 
 
 @dataclass
