@@ -16,8 +16,9 @@ from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
+from memctl.errors import UsageError
 from memctl.maintain.backup import make_backup
-from memctl.maintain.pipeline import maintain
+from memctl.maintain.pipeline import configured_tasks, maintain
 from memctl.maintain.rescrub import filter_digest
 from memctl.memories.privacy import Redactions
 from memctl.store.database import Database
@@ -224,3 +225,27 @@ def test_a_backup_s_own_text_is_read_and_what_the_store_read_clean_is_not_needed
     held = copy.value("SELECT count(*) FROM messages WHERE content LIKE '%[REDACTED:password]%'")
     copy.close()
     assert held == 2
+
+
+@pytest.mark.parametrize(
+    ("tasks", "rescrubbed"),
+    [("decay,upkeep", True), ("decay,-rescrub", False), ("rescrub,decay", True)],
+)
+def test_a_user_s_own_task_list_rescrubs_unless_it_names_the_rescrub_off(
+    make_ctx: Callable[..., Context], home: Path, tasks: str, rescrubbed: bool
+) -> None:
+    """A list written before the rescrub existed still has an older filter's secret taken
+    out; only ``-rescrub`` in it turns that off."""
+    ctx = make_ctx(maintain__tasks=tasks)
+    memory_api.remember(ctx, memory_api.RememberRequest("The broker takes users."))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE memories SET content = ?", (SAID,))
+    ran = [t.task for t in maintain(ctx).tasks]
+    assert ("rescrub" in ran) is rescrubbed and ran[-1] in tasks and "jobs" not in ran
+    ctx.close()
+    assert (files_holding(home, VALUE) == []) is rescrubbed
+
+
+def test_a_task_named_off_must_be_one() -> None:
+    with pytest.raises(UsageError, match="unknown maintain task 'rescrb'"):
+        configured_tasks("decay,-rescrb")
