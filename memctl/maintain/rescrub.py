@@ -36,10 +36,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key
+from memctl.config.files import forget_key, write_private
 from memctl.context import Context
+from memctl.home import hook_file
 from memctl.maintain.everywhere import (
     WITHDRAWS,
     Forgotten,
@@ -69,7 +71,9 @@ from memctl.store.memories import get_memories
 from memctl.store.rescrub import (
     RESCRUBBED_WITH,
     MessageRow,
+    drop_graph_rows,
     drop_quoting,
+    graph_texts,
     memory_ids,
     rewrite_messages,
     session_texts,
@@ -91,6 +95,8 @@ MEMORY_BATCH = 500
 # A clean row's digest: 128 bits, no two texts meet by chance (``texts_digest``).
 TEXTS_DIGEST_BYTES = 16
 REASON = "rescrub"
+# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
+MISSED = "missed"
 # What its run and event say it took out (never a value).
 WHAT = "secrets today's privacy filter finds"
 # The kind a ``<private>`` block left in a stored text counts as.
@@ -119,9 +125,11 @@ class Found:
     # digests of what it read and found nothing in (a session's messages, a session's
     # texts, a memory's fields): a backup's copy of one is skipped (``found_in``)
     clean: set[bytes] = field(default_factory=set)
+    # the graph's rows whose text holds a secret (``store.rescrub.GRAPH_TABLES`` -> ids)
+    graph: dict[str, set[int]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.messages or self.sessions or self.memories)
+        return bool(self.messages or self.sessions or self.memories or self.graph)
 
     def take(self, found: Redactions, values: dict[str, str]) -> None:
         self.kinds.update(found.secrets)
@@ -246,6 +254,11 @@ def found_in(db: Database, clean: Set[bytes] = frozenset()) -> Found:
                 found.take(taken, values)
             else:
                 found.clean.add(read)
+    for table, row_id, text in graph_texts(db):  # an LLM's or the host's, cheap to read
+        kept, taken, values = scrubbed(text)
+        if kept != text:
+            found.graph.setdefault(table, set()).add(row_id)
+            found.take(taken, values)
     return found
 
 
@@ -268,6 +281,7 @@ def _rewrite(
     the sessions' texts, each of ``memories`` scrubbed again as it is now (embedded again);
     then the values and the memories' old texts replaced where else they are quoted."""
     rewrite_messages(db, found.messages)
+    drop_graph_rows(db, found.graph)  # derived rows holding a secret go, as erase_derived
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
     replacements: dict[str, str] = {}
@@ -307,6 +321,8 @@ def rescrub(m: Maintenance) -> TaskReport:
         done = rescrubbed(m, found)
         report.counts["backups"] = len(done.backups)
         report.notes += [n for n in (done.file_note(), done.history_note()) if n]
+    marks, missed = _hooks_records(m.ctx.settings.home, found)
+    report.counts.update({k: n for k, n in (("pending_marks", marks), ("missed", missed)) if n})
     with m.db.atomic():
         m.db.set_meta(RESCRUBBED_WITH, digest)
     return report
@@ -319,6 +335,7 @@ def _counted(report: TaskReport, found: Found) -> None:
             "messages": len(found.messages),
             "sessions": len(found.sessions),
             "memories": len(found.memories),
+            **({"graph": sum(map(len, found.graph.values()))} if found.graph else {}),
             **{f"hidden.{k}": n for k, n in sorted(found.kinds.items()) if n},
         }
     )
@@ -362,3 +379,34 @@ def _outside_the_store(ctx: Context, found: Found, done: Forgotten) -> None:
         if len(value) >= erase.MIN_NEEDLE:
             done.spooled += redact_spooled(ctx, value, _mark(kind))
             done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, value, _mark(kind))
+
+
+def _hooks_records(home: Path, found: Found) -> tuple[int, int]:
+    """The hooks' records of why a capture failed, read through today's filter, each value
+    the store held replaced too: a pending mark's error (its path, directory and session
+    stay as the client gave them, to open the transcript again; a mark naming a value goes,
+    as a redact drops it, and the next hook marks the transcript again) and a hook's
+    missed record (``hooks/missed/``: "no transcript of session 'ID' found"). How many
+    marks and records changed."""
+    from memctl.ingest.pending import drop_marks, rewrite_errors
+
+    values = {v: _mark(k) for v, k in found.values.items() if len(v) >= erase.MIN_NEEDLE}
+
+    def kept(text: str) -> str:
+        text = scrubbed(text)[0]
+        for value in sorted(values, key=len, reverse=True):  # one may hold a shorter
+            text = text.replace(value, values[value])
+        return text
+
+    marks = drop_marks(
+        home, lambda e: any(v in f for v in values for f in (e.path, e.cwd, e.session_id or ""))
+    )
+    marks += rewrite_errors(home, kept)
+    folder = hook_file(home, MISSED, "x").parent
+    records = 0
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        reason = record.read_text("utf-8", errors="replace")
+        if kept(reason) != reason:
+            write_private(record, kept(reason))
+            records += 1
+    return marks, records

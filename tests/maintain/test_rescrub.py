@@ -17,10 +17,13 @@ from memctl.api import sync as sync_api
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest import pending
+from memctl.integrations import hooks_state
 from memctl.maintain.backup import make_backup
 from memctl.maintain.pipeline import configured_tasks, maintain
 from memctl.maintain.rescrub import filter_digest
 from memctl.memories.privacy import Redactions
+from memctl.store import graph
 from memctl.store.database import Database
 from memctl.store.rescrub import RESCRUBBED_WITH
 from memctl.store.writes import Writer
@@ -249,3 +252,41 @@ def test_a_user_s_own_task_list_rescrubs_unless_it_names_the_rescrub_off(
 def test_a_task_named_off_must_be_one() -> None:
     with pytest.raises(UsageError, match="unknown maintain task 'rescrb'"):
         configured_tasks("decay,-rescrb")
+
+
+def test_the_graph_s_texts_and_the_hooks_records_leave_their_secrets(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """What an LLM or the host wrote into the graph (a triple naming a short password, an
+    entity of a labelled value) and the hooks' records of a failed capture (a pending
+    mark's error, a missed record's session) go through today's filter too; the pending
+    mark stays, naming its transcript."""
+    ctx = make_ctx()
+    memory = memory_api.remember(ctx, memory_api.RememberRequest("The bmc is checked.")).memory
+    at = "2026-12-01T00:00:00Z"
+    with ctx.db.atomic():  # what an older memctl kept, and a model wrote of it
+        Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
+        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
+        word = graph.add_entity(ctx.db, SHORT, SHORT.casefold(), "thing", at)
+        graph.add_source(
+            ctx.db, graph.add_triple(ctx.db, bmc, "logs in with", word, at), memory.id, "", "llm"
+        )
+        graph.add_entity(ctx.db, f"password={OTHER}", f"password={OTHER}".casefold(), "thing", at)
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    transcript = str(tmp_path / "t.jsonl")
+    failed = f"OSError: rabbitmqctl add_user orders {VALUE} failed"
+    pending.remember(
+        home,
+        pending.Pending(transcript, "claude-code", "s-1", str(tmp_path), -1, 0.0, error=failed),
+    )
+    hooks_state.mark_missed(home, "cursor", "stop", f"no transcript of session 's-{TOKEN}' found")
+
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+
+    assert counts["memories"] == 1 and counts["graph"] == 1
+    assert counts["pending_marks"] == 1 and counts["missed"] == 1
+    assert ctx.db.value("SELECT count(*) FROM entities WHERE name = 'bmc1'") == 1
+    ctx.close()
+    for value in (SHORT, SHORT.casefold(), OTHER, OTHER.casefold(), VALUE, TOKEN):
+        assert files_holding(home, value) == [], value  # an alias's key is case folded
+    assert pending.marked(home, transcript)
