@@ -64,3 +64,12 @@ def _held(values: list[Any]) -> list[_Lazy]:
             parts = item if isinstance(item, tuple) else (item,)
             found.extend(part for part in parts if isinstance(part, _Lazy))
     return found
+
+
+def source_of(value: Any) -> tuple[str, int] | None:
+    """A pattern's source and flags, a lazy one's uncompiled; None for anything else."""
+    if isinstance(value, _Lazy):
+        return value._source
+    if isinstance(value, re.Pattern):
+        return value.pattern, value.flags
+    return None

@@ -585,7 +585,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "maintain.tasks",
         "rescrub,jobs,decay,consolidate,dedup,archive,graph,profile,upkeep,sync",
-        "The tasks `memctl maintain` runs, in this order (--only and --skip choose among them).",
+        "The tasks `memctl maintain` runs, in this order (--only and --skip choose among them); "
+        "rescrub runs first when unnamed, unless named off as -rescrub.",
     ),
     Key(
         "maintain.decay_episodic",

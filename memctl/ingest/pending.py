@@ -137,6 +137,19 @@ def drop_marks(home: Path, wanted: Callable[[Pending], bool]) -> int:
     return len(dropped)
 
 
+def rewrite_errors(home: Path, change: Callable[[str], str]) -> int:
+    """Each mark's ``error`` (why its last capture failed, quoting the exception: a newer
+    privacy filter may hide more of it) set to ``change`` of it, the rest of the mark as
+    it is (capture needs its path as given); how many marks changed."""
+    changed = 0
+    for path, entry in _marks(home):
+        if entry is None or not entry.error or change(entry.error) == entry.error:
+            continue
+        write_private(path, json.dumps(asdict(replace(entry, error=change(entry.error)))))
+        changed += 1
+    return changed
+
+
 def _entries(home: Path) -> Iterator[tuple[Path, Pending]]:
     """Every pending mark (the data directory's, then the spare directory's), once per
     transcript; an unreadable one is removed."""

@@ -1,7 +1,8 @@
 """``memctl maintain``: the list of tasks, run in order under one lock as one run.
 
 ``maintain.tasks`` lists the tasks (rescrub, jobs, decay, consolidate, dedup, archive,
-graph, profile, upkeep, sync); ``only`` / ``skip`` choose among them. A second maintain while
+graph, profile, upkeep, sync); rescrub runs first when the list does not name it, unless
+it names it off (``-rescrub``); ``only`` / ``skip`` choose among them. A second maintain while
 one runs finds the lock file taken and returns at once (``locked``). The store's
 integrity is checked first when upkeep is among the tasks: a damaged store
 stops the run before anything is written. Every change is an event of the
@@ -70,6 +71,14 @@ UNLISTED = ("decay",)
 REHEARSED = ("jobs", "decay", "consolidate", "dedup", "archive", "graph", "profile")
 
 
+# The tasks that run, first, whether or not ``maintain.tasks`` names them: a list a user
+# wrote before one existed names the tasks it knew, and still wants a secret the privacy
+# filter now finds taken out of the store. Named off only as ``-rescrub`` in that list
+# (or ``--skip rescrub`` for a run); a run while the filter is unchanged reads nothing.
+SAFETY = ("rescrub",)
+NAMED_OFF = "-"
+
+
 def _names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in TASKS]
@@ -80,9 +89,19 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def configured_tasks(text: str) -> list[str]:
+    """The tasks ``maintain.tasks`` runs, in its order: the ``SAFETY`` tasks it does not
+    name first, unless it names them off (``-rescrub``)."""
+    entries = [n.strip() for n in text.split(",") if n.strip()]
+    off = set(_names(",".join(e[len(NAMED_OFF) :] for e in entries if e.startswith(NAMED_OFF))))
+    names = _names(",".join(e for e in entries if not e.startswith(NAMED_OFF)))
+    added = [n for n in SAFETY if n not in names]
+    return [n for n in [*added, *names] if n not in off]
+
+
 def chosen_tasks(settings: Settings, only: str | None, skip: str | None) -> list[str]:
     """The tasks to run, in ``maintain.tasks`` order."""
-    names = _names(settings.maintain_tasks)
+    names = configured_tasks(settings.maintain_tasks)
     if only:
         wanted = set(_names(only))
         names = [n for n in names if n in wanted]

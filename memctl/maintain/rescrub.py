@@ -22,22 +22,26 @@ rewrites what changed in place, in one transaction:
 
 Then, as a redact does (``maintain.everywhere``): the file compacted, every backup scrubbed
 the same way, the changed memories' files out of the sync clone, the spool and the logs
-rewritten. The filter's digest (``filter_digest``) is kept in ``meta``: while it is the
-same, the task reads nothing (what a capture stored since went through the same filter).
+rewritten. A backup is read only where its texts differ from what the store's scan found
+clean (``Found.clean``: a digest of each session's messages, each session's texts, each
+memory's fields): the scrub is a function of those texts alone, so the same texts are clean
+there too, and a backup costs a read of its rows, not a scan. The filter's digest
+(``filter_digest``) is kept in ``meta``: while it is the same, the task reads nothing
+(what a capture stored since went through the same filter).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl import __version__
-from memctl.config.files import forget_key
+from memctl.config.files import forget_key, write_private
 from memctl.context import Context
+from memctl.home import hook_file
 from memctl.maintain.everywhere import (
     WITHDRAWS,
     Forgotten,
@@ -49,6 +53,7 @@ from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories import privacy, scrubber
+from memctl.memories.filter_digest import behaviour_digest
 from memctl.memories.followed import digests
 from memctl.memories.privacy import (
     REDACTED,
@@ -66,7 +71,9 @@ from memctl.store.memories import get_memories
 from memctl.store.rescrub import (
     RESCRUBBED_WITH,
     MessageRow,
+    drop_graph_rows,
     drop_quoting,
+    graph_texts,
     memory_ids,
     rewrite_messages,
     session_texts,
@@ -85,7 +92,11 @@ MEMORY_IDS = ("session_id", "agent_id")
 ID_KIND = "secret"
 # Memories read at a time.
 MEMORY_BATCH = 500
+# A clean row's digest: 128 bits, no two texts meet by chance (``texts_digest``).
+TEXTS_DIGEST_BYTES = 16
 REASON = "rescrub"
+# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
+MISSED = "missed"
 # What its run and event say it took out (never a value).
 WHAT = "secrets today's privacy filter finds"
 # The kind a ``<private>`` block left in a stored text counts as.
@@ -93,15 +104,10 @@ PRIVATE_KIND = "private"
 
 
 def filter_digest() -> str:
-    """A digest of the privacy filter's code (its detectors and the conversation scrubber):
-    any change to either, a new detector or a detector's pattern, changes it."""
-    digest = hashlib.sha256()
-    for module in (privacy, scrubber):
-        try:
-            digest.update(Path(str(module.__file__)).read_bytes())
-        except OSError:  # no source beside the code (a frozen build): its version stands in
-            digest.update(__version__.encode())
-    return digest.hexdigest()[:16]
+    """A digest of what the privacy filter does (its detectors and the conversation
+    scrubber: their patterns, lists, constants and code, not their comments or docstrings):
+    a new detector or a detector's changed pattern changes it."""
+    return behaviour_digest([privacy, scrubber])
 
 
 @dataclass
@@ -116,9 +122,14 @@ class Found:
     kinds: Counter[str] = field(default_factory=Counter)
     # session -> the values its scrubber follows (value -> kind), for its next capture
     followed: dict[str, dict[str, str]] = field(default_factory=dict)
+    # digests of what it read and found nothing in (a session's messages, a session's
+    # texts, a memory's fields): a backup's copy of one is skipped (``found_in``)
+    clean: set[bytes] = field(default_factory=set)
+    # the graph's rows whose text holds a secret (``store.rescrub.GRAPH_TABLES`` -> ids)
+    graph: dict[str, set[int]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.messages or self.sessions or self.memories)
+        return bool(self.messages or self.sessions or self.memories or self.graph)
 
     def take(self, found: Redactions, values: dict[str, str]) -> None:
         self.kinds.update(found.secrets)
@@ -143,10 +154,27 @@ def _known_word(word: str) -> bool:
     return known_word(word)
 
 
-def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> None:
-    """A session's messages scrubbed as one conversation, as capture scrubs them; the
-    values it follows kept for the session's next capture, which reads on from where the
-    last stopped and would not see the label again (``memories.followed``)."""
+def texts_digest(texts: Iterable[str]) -> bytes:
+    """A digest of these texts in order (each one's length first, so no two lists share
+    one): what the filter reads of a row, the same in a backup as in the store."""
+    digest = hashlib.blake2b(digest_size=TEXTS_DIGEST_BYTES)
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.digest()
+
+
+def _session_messages(
+    session_id: str, rows: list[MessageRow], found: Found, clean: Set[bytes]
+) -> None:
+    """A session's messages scrubbed as one conversation, as capture scrubs them, unless
+    their texts are ``clean`` (the scrubber reads nothing else); the values it follows
+    kept for the session's next capture, which reads on from where the last stopped and
+    would not see the label again (``memories.followed``)."""
+    read = texts_digest(row[2] for row in rows)
+    if read in clean:
+        return
+    changed = len(found.messages)
     redactions = Redactions()
     scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
     pushed = (part for row in rows for part in scrub.push(row[2], row))
@@ -157,6 +185,8 @@ def _session_messages(session_id: str, rows: list[MessageRow], found: Found) -> 
         found.take(redactions, scrub.hidden_values)
     if scrub.followed:
         found.followed[session_id] = scrub.followed
+    if len(found.messages) == changed and not (redactions.secret_count or scrub.followed):
+        found.clean.add(read)
 
 
 def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
@@ -186,12 +216,22 @@ def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str
     return changes, found, values
 
 
-def found_in(db: Database) -> Found:
-    """What today's filter hides in the store's texts."""
+def _memory_digest(memory: Memory) -> bytes:
+    """What ``memory_changes`` reads of a memory."""
+    ids = [getattr(memory, n) or "" for n in MEMORY_IDS]
+    return texts_digest([*(getattr(memory, n) for n in MEMORY_FIELDS), *ids, *memory.tags])
+
+
+def found_in(db: Database, clean: Set[bytes] = frozenset()) -> Found:
+    """What today's filter hides in the store's texts; a row whose texts are ``clean``
+    (another copy of the store read them and found nothing: a backup) is not read again."""
     found = Found()
     for session_id, rows in sessions_messages(db):
-        _session_messages(session_id, rows, found)
+        _session_messages(session_id, rows, found, clean)
     for session_id, texts in session_texts(db):
+        read = texts_digest([f"{n}={t}" for n, t in texts.items()])
+        if read in clean:
+            continue
         new = {}
         for name, text in texts.items():
             kept, taken, values = scrubbed(text)
@@ -200,13 +240,25 @@ def found_in(db: Database) -> Found:
                 found.take(taken, values)
         if new:
             found.sessions[session_id] = new
+        else:
+            found.clean.add(read)
     ids = memory_ids(db)
     for start in range(0, len(ids), MEMORY_BATCH):
         for memory in get_memories(db, ids[start : start + MEMORY_BATCH]).values():
+            read = _memory_digest(memory)
+            if read in clean:
+                continue
             changes, taken, values = memory_changes(memory)
             if changes:
                 found.memories[memory.id] = Counter(taken.secrets)
                 found.take(taken, values)
+            else:
+                found.clean.add(read)
+    for table, row_id, text in graph_texts(db):  # an LLM's or the host's, cheap to read
+        kept, taken, values = scrubbed(text)
+        if kept != text:
+            found.graph.setdefault(table, set()).add(row_id)
+            found.take(taken, values)
     return found
 
 
@@ -229,6 +281,7 @@ def _rewrite(
     the sessions' texts, each of ``memories`` scrubbed again as it is now (embedded again);
     then the values and the memories' old texts replaced where else they are quoted."""
     rewrite_messages(db, found.messages)
+    drop_graph_rows(db, found.graph)  # derived rows holding a secret go, as erase_derived
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
     replacements: dict[str, str] = {}
@@ -268,6 +321,8 @@ def rescrub(m: Maintenance) -> TaskReport:
         done = rescrubbed(m, found)
         report.counts["backups"] = len(done.backups)
         report.notes += [n for n in (done.file_note(), done.history_note()) if n]
+    marks, missed = _hooks_records(m.ctx.settings.home, found)
+    report.counts.update({k: n for k, n in (("pending_marks", marks), ("missed", missed)) if n})
     with m.db.atomic():
         m.db.set_meta(RESCRUBBED_WITH, digest)
     return report
@@ -280,6 +335,7 @@ def _counted(report: TaskReport, found: Found) -> None:
             "messages": len(found.messages),
             "sessions": len(found.sessions),
             "memories": len(found.memories),
+            **({"graph": sum(map(len, found.graph.values()))} if found.graph else {}),
             **{f"hidden.{k}": n for k, n in sorted(found.kinds.items()) if n},
         }
     )
@@ -296,7 +352,8 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
     key = forget_key(ctx.settings.home)
 
     def apply(db: Database, into: Forgotten, live: Context | None) -> None:
-        here = found if live is not None else found_in(db)
+        # a backup: what the store read clean is read clean there too (the same texts)
+        here = found if live is not None else found_in(db, found.clean)
         with db.atomic():
             # a session named by a digest of its opening, which held a value (as redact)
             opened = erase.named_by_opening(db, erase.openings_holding(db, list(here.values)))
@@ -322,3 +379,34 @@ def _outside_the_store(ctx: Context, found: Found, done: Forgotten) -> None:
         if len(value) >= erase.MIN_NEEDLE:
             done.spooled += redact_spooled(ctx, value, _mark(kind))
             done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, value, _mark(kind))
+
+
+def _hooks_records(home: Path, found: Found) -> tuple[int, int]:
+    """The hooks' records of why a capture failed, read through today's filter, each value
+    the store held replaced too: a pending mark's error (its path, directory and session
+    stay as the client gave them, to open the transcript again; a mark naming a value goes,
+    as a redact drops it, and the next hook marks the transcript again) and a hook's
+    missed record (``hooks/missed/``: "no transcript of session 'ID' found"). How many
+    marks and records changed."""
+    from memctl.ingest.pending import drop_marks, rewrite_errors
+
+    values = {v: _mark(k) for v, k in found.values.items() if len(v) >= erase.MIN_NEEDLE}
+
+    def kept(text: str) -> str:
+        text = scrubbed(text)[0]
+        for value in sorted(values, key=len, reverse=True):  # one may hold a shorter
+            text = text.replace(value, values[value])
+        return text
+
+    marks = drop_marks(
+        home, lambda e: any(v in f for v in values for f in (e.path, e.cwd, e.session_id or ""))
+    )
+    marks += rewrite_errors(home, kept)
+    folder = hook_file(home, MISSED, "x").parent
+    records = 0
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        reason = record.read_text("utf-8", errors="replace")
+        if kept(reason) != reason:
+            write_private(record, kept(reason))
+            records += 1
+    return marks, records

@@ -907,7 +907,9 @@ def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
     return merged
 
 
-ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=len, reverse=True)
+# The longest first; those of one length in their own order, not a set's (which differs
+# between processes): the filter's digest reads this list (``memories.filter_digest``).
+ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=lambda a: (-len(a), a))
 # Every anchor at each place (a lookahead, so anchors may overlap); an anchor found stands
 # for the shorter anchors it starts with, which the regex does not report at the same place.
 _ANCHOR_AT = lazy("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")

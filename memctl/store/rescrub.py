@@ -64,10 +64,37 @@ def memory_ids(db: Database) -> list[str]:
     return [str(r[0]) for r in db.tuples("SELECT id FROM memories ORDER BY id")]
 
 
+# The graph's texts an LLM, the host or the rules wrote: an entity's name and aliases (the
+# entity's id), a triple's predicate (the triple's).
+GRAPH_TEXTS = (("entities", "id", "name"), ("entity_aliases", "entity_id", "alias"))
+GRAPH_TABLES = ("entities", "triples")
+
+
+def graph_texts(db: Database) -> list[tuple[str, int, str]]:
+    """Every text of the graph, as (the table of the row it belongs to, its id, the text)."""
+    selects = [f"SELECT 'entities', {key}, {text} FROM {table}" for table, key, text in GRAPH_TEXTS]
+    rows = db.tuples(" UNION ALL ".join([*selects, "SELECT 'triples', id, predicate FROM triples"]))
+    return [(str(table), int(row_id), str(text)) for table, row_id, text in rows]
+
+
+def drop_graph_rows(db: Database, rows: dict[str, set[int]]) -> int:
+    """Delete these entities (their aliases, mentions and triples with them) and triples
+    (``GRAPH_TABLES`` -> ids); how many rows went."""
+    gone = 0
+    for table in GRAPH_TABLES:
+        db.execute(
+            f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(rows.get(table, ()))),),
+        )
+        gone += int(db.value("SELECT changes()"))
+    return gone
+
+
 def drop_quoting(db: Database, memory_ids: list[str], values: list[str]) -> int:
-    """Of these memories, the stored questions and the entities they mention that hold one
-    of ``values`` (any length: ``store.forget.erase_derived`` takes those of 8 characters
-    or more from every row, these rows alone hold a shorter one); how many rows went."""
+    """Of these memories, the stored questions, the entities they mention or their triples
+    name, and their triples' predicates, that hold one of ``values`` (any length:
+    ``store.forget.erase_derived`` takes those of 8 characters or more from every row,
+    these rows alone hold a shorter one); how many rows went."""
     ids, found = json.dumps(memory_ids), json.dumps(values)
     db.execute(
         "DELETE FROM memory_questions WHERE memory_rowid IN (SELECT rowid FROM memories "
@@ -76,10 +103,21 @@ def drop_quoting(db: Database, memory_ids: list[str], values: list[str]) -> int:
         (ids, found),
     )
     gone = int(db.value("SELECT changes()"))
+    sourced = (
+        "SELECT triple_id FROM triple_sources WHERE memory_id IN (SELECT value FROM json_each(?))"
+    )
+    db.execute(
+        "DELETE FROM triples WHERE id IN (" + sourced + ") AND EXISTS "
+        "(SELECT 1 FROM json_each(?) AS v WHERE instr(triples.predicate, v.value))",
+        (ids, found),
+    )
+    gone += int(db.value("SELECT changes()"))
     db.execute(
         "DELETE FROM entities WHERE id IN (SELECT entity_id FROM entity_mentions WHERE "
-        "memory_id IN (SELECT value FROM json_each(?))) AND EXISTS "
-        "(SELECT 1 FROM json_each(?) AS v WHERE instr(entities.name, v.value))",
+        "memory_id IN (SELECT value FROM json_each(?1)) UNION SELECT subject FROM triples "
+        "WHERE id IN (" + sourced.replace("?", "?1") + ") UNION SELECT object FROM triples "
+        "WHERE id IN (" + sourced.replace("?", "?1") + ")) AND EXISTS "
+        "(SELECT 1 FROM json_each(?2) AS v WHERE instr(entities.name, v.value))",
         (ids, found),
     )
     return gone + int(db.value("SELECT changes()"))

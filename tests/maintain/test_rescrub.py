@@ -16,10 +16,15 @@ from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.ingest import pending
+from memctl.integrations import hooks_state
 from memctl.maintain.backup import make_backup
-from memctl.maintain.pipeline import maintain
+from memctl.maintain.pipeline import configured_tasks, maintain
 from memctl.maintain.rescrub import filter_digest
 from memctl.memories.privacy import Redactions
+from memctl.store import graph
+from memctl.store.database import Database
 from memctl.store.rescrub import RESCRUBBED_WITH
 from memctl.store.writes import Writer
 from tests.conftest import files_holding, run_cli
@@ -183,3 +188,105 @@ def test_an_mcp_client_s_name_or_session_an_older_memctl_kept_is_dropped(
     assert got.agent_id is None and got.session_id is None and got.content == memory.content
     ctx.close()
     assert files_holding(home, TOKEN) == []
+
+
+OTHER = "Zebra9Quartz7"
+OTHER_SAID = f"To add the user run rabbitmqctl add_user billing {OTHER} on the broker."
+
+
+def test_a_backup_s_own_text_is_read_and_what_the_store_read_clean_is_not_needed_again(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A backup is read only where its texts differ from what the store read clean: a
+    password the backup alone holds (a session the store no longer has as it was) still
+    leaves it, and the store's own leaves every backup."""
+    ctx = make_ctx()
+    for name in ("s-kept", "s-older"):
+        said = [claude_record("user", f"Add the {name} user.", 0, name)]
+        said.append(claude_record("assistant", [{"type": "text", "text": "Done."}], 1, name))
+        transcript = tmp_path / f"{name}.jsonl"
+        transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute(
+            "UPDATE messages SET content = ? WHERE session_id = 's-kept' AND seq = 1", (SAID,)
+        )
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    backup = make_backup(ctx.settings, ctx.db)
+    copy = Database.open(backup, home=home)
+    with copy.atomic():  # the backup alone holds this one
+        copy.execute(
+            "UPDATE messages SET content = ? WHERE session_id = 's-older' AND seq = 1",
+            (OTHER_SAID,),
+        )
+    copy.close()
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+    assert counts["messages"] == 1 and counts["backups"] == 1
+    ctx.close()
+    assert files_holding(home, VALUE) == [] and files_holding(home, OTHER) == []
+    copy = Database.open(backup, home=home)
+    held = copy.value("SELECT count(*) FROM messages WHERE content LIKE '%[REDACTED:password]%'")
+    copy.close()
+    assert held == 2
+
+
+@pytest.mark.parametrize(
+    ("tasks", "rescrubbed"),
+    [("decay,upkeep", True), ("decay,-rescrub", False), ("rescrub,decay", True)],
+)
+def test_a_user_s_own_task_list_rescrubs_unless_it_names_the_rescrub_off(
+    make_ctx: Callable[..., Context], home: Path, tasks: str, rescrubbed: bool
+) -> None:
+    """A list written before the rescrub existed still has an older filter's secret taken
+    out; only ``-rescrub`` in it turns that off."""
+    ctx = make_ctx(maintain__tasks=tasks)
+    memory_api.remember(ctx, memory_api.RememberRequest("The broker takes users."))
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE memories SET content = ?", (SAID,))
+    ran = [t.task for t in maintain(ctx).tasks]
+    assert ("rescrub" in ran) is rescrubbed and ran[-1] in tasks and "jobs" not in ran
+    ctx.close()
+    assert (files_holding(home, VALUE) == []) is rescrubbed
+
+
+def test_a_task_named_off_must_be_one() -> None:
+    with pytest.raises(UsageError, match="unknown maintain task 'rescrb'"):
+        configured_tasks("decay,-rescrb")
+
+
+def test_the_graph_s_texts_and_the_hooks_records_leave_their_secrets(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """What an LLM or the host wrote into the graph (a triple naming a short password, an
+    entity of a labelled value) and the hooks' records of a failed capture (a pending
+    mark's error, a missed record's session) go through today's filter too; the pending
+    mark stays, naming its transcript."""
+    ctx = make_ctx()
+    memory = memory_api.remember(ctx, memory_api.RememberRequest("The bmc is checked.")).memory
+    at = "2026-12-01T00:00:00Z"
+    with ctx.db.atomic():  # what an older memctl kept, and a model wrote of it
+        Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
+        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
+        word = graph.add_entity(ctx.db, SHORT, SHORT.casefold(), "thing", at)
+        graph.add_source(
+            ctx.db, graph.add_triple(ctx.db, bmc, "logs in with", word, at), memory.id, "", "llm"
+        )
+        graph.add_entity(ctx.db, f"password={OTHER}", f"password={OTHER}".casefold(), "thing", at)
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    transcript = str(tmp_path / "t.jsonl")
+    failed = f"OSError: rabbitmqctl add_user orders {VALUE} failed"
+    pending.remember(
+        home,
+        pending.Pending(transcript, "claude-code", "s-1", str(tmp_path), -1, 0.0, error=failed),
+    )
+    hooks_state.mark_missed(home, "cursor", "stop", f"no transcript of session 's-{TOKEN}' found")
+
+    counts = maintain(ctx, only="rescrub").tasks[0].counts
+
+    assert counts["memories"] == 1 and counts["graph"] == 1
+    assert counts["pending_marks"] == 1 and counts["missed"] == 1
+    assert ctx.db.value("SELECT count(*) FROM entities WHERE name = 'bmc1'") == 1
+    ctx.close()
+    for value in (SHORT, SHORT.casefold(), OTHER, OTHER.casefold(), VALUE, TOKEN):
+        assert files_holding(home, value) == [], value  # an alias's key is case folded
+    assert pending.marked(home, transcript)
