@@ -3,6 +3,7 @@ never to a forgotten memory, and neither lost nor doubled by a process killed mi
 
 from __future__ import annotations
 
+import fcntl
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -107,5 +108,26 @@ def test_a_process_killed_mid_apply_neither_loses_nor_doubles(
     killed_applying(ctx, crash)
     assert len(spool_files(ctx)) == 1  # the spool, taken under a token, is still there
     spool(ctx.db, [memory.id], now_iso(), 0.1)  # and a recall after the crash
+    apply_spooled(ctx.db)
+    assert count(ctx, memory) == 2 and spool_files(ctx) == []
+
+
+def test_a_touch_spooled_as_an_apply_takes_the_spool_goes_into_the_next(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = put(ctx, "We deploy with make ship")
+    spool(ctx.db, [memory.id], now_iso(), 0.0)
+    lock, raced = fcntl.flock, []
+
+    def flock(fd: int, operation: int) -> None:
+        if not raced:  # an apply takes the spool between this recall's open and its lock
+            raced.append(fd)
+            apply_spooled(ctx.db)
+        lock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    spool(ctx.db, [memory.id], now_iso(), 0.0)
+    monkeypatch.undo()
+    assert raced and count(ctx, memory) == 1  # the apply counted the line before
     apply_spooled(ctx.db)
     assert count(ctx, memory) == 2 and spool_files(ctx) == []
