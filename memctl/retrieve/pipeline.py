@@ -70,7 +70,7 @@ from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id, message_role
 from memctl.store.sessions import get_session, source_times
-from memctl.store.touches import APPLY_BYTES, apply_spooled, spool
+from memctl.store.touches import APPLY_BYTES, apply_unsynced, spool
 from memctl.store.transcripts import SessionFilter, latest_session_start
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
@@ -562,8 +562,7 @@ def touch_results(run: Run, results: list[Recalled]) -> None:
         return
     try:
         if spool(db, ids, now_iso(), run.params.strength_step) >= APPLY_BYTES:
-            with db.without_fsync():
-                apply_spooled(db)
+            apply_unsynced(db)
     except OSError as exc:
         run.notes.append(f"access not recorded: {exc.strerror}")
     except MemctlError as exc:

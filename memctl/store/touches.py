@@ -1,7 +1,7 @@
 """Recall's access counts, spooled: a recall that touched its clear matches appends one line
-(the time, the strength step, the ids) to a file beside the store, and the next ``maintain``,
-forget, or a recall that finds the spool past ``APPLY_BYTES`` applies every line in one
-transaction.
+(the time, the strength step, the ids) to a file beside the store, and the next capture of
+new messages, ``maintain``, forget, or a recall that finds the spool past ``APPLY_BYTES``
+applies every line in one transaction.
 
 Why: a write from a recall made it the store's writer and, as the last connection to close,
 its checkpointer; every recall paid four fdatasyncs (the new WAL's header, its folder, the
@@ -59,20 +59,30 @@ def spool(db: Database, ids: list[str], at: str, strength_step: float) -> int:
             os.close(fd)
 
 
+def apply_unsynced(db: Database) -> int:
+    """``apply_spooled`` with a commit that skips the fsync (the close's checkpoint syncs
+    it), for a caller that writes no more: a recall, a capture."""
+    if db.connection.in_transaction:
+        return 0
+    with db.without_fsync():
+        return apply_spooled(db)
+
+
 def apply_spooled(db: Database) -> int:
-    """Apply every spooled touch in a transaction of its own (never inside another: the
-    files go once it commits); how many memories' counts went up."""
+    """Apply every spooled touch in a transaction of its own; how many memories' counts went
+    up. Inside another transaction (a capture replayed by ``maintain``'s jobs) nothing: its
+    files would go before that one commits."""
     path = spool_path(db.path)
+    if db.connection.in_transaction or not (path.exists() or _left(path)):
+        return 0
     with db.atomic():
         done = set(json.loads(db.meta(APPLIED) or "[]"))
-        left = sorted(path.parent.glob(path.name + ".*"))
+        left = _left(path)
         for file in [f for f in left if _token(f) in done]:
             file.unlink(missing_ok=True)
         files = [f for f in left if _token(f) not in done]
         taken = _take(path)
         files += [taken] if taken else []
-        if not files and not done:
-            return 0
         counted = sum(_apply_line(db, line) for file in files for line in _lines(file))
         db.set_meta(APPLIED, json.dumps(sorted(_token(f) for f in files)))
     for file in files:
@@ -102,6 +112,11 @@ def _take(path: Path) -> Path | None:
     finally:
         os.close(fd)
     return taken
+
+
+def _left(path: Path) -> list[Path]:
+    """The spool files earlier applies took (``<spool>.<token>``)."""
+    return sorted(path.parent.glob(path.name + ".*"))
 
 
 def _lines(file: Path) -> list[bytes]:

@@ -4,6 +4,7 @@ never to a forgotten memory, and neither lost nor doubled by a process killed mi
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from memctl.api.memory import delete_for_good
 from memctl.context import Context
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.source import Input
 from memctl.maintain.pipeline import maintain
 from memctl.memories import operations
 from memctl.model import Action, Memory, now_iso
@@ -74,6 +77,17 @@ def test_maintain_applies_the_spool_before_its_tasks(ctx: Context) -> None:
     maintain(ctx, only="decay", dry_run=True)  # a dry run counts them on its copy only
     assert count(ctx, memory) == 0 and spool_files(ctx) != []
     maintain(ctx, only="decay")
+    assert count(ctx, memory) == 1 and spool_files(ctx) == []
+
+
+def test_a_capture_applies_the_spool_with_its_write(ctx: Context, tmp_path: Path) -> None:
+    memory = put(ctx, "We deploy with make ship")
+    spool(ctx.db, [memory.id], now_iso(), 0.1)
+    line = {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "hi"}}
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    with transcript.open("rb") as raw:
+        assert capture(ctx, Input(raw, str(transcript)), IngestOptions("claude-code")).report
     assert count(ctx, memory) == 1 and spool_files(ctx) == []
 
 
