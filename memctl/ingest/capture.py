@@ -24,7 +24,7 @@ from pathlib import Path
 from memctl.config.files import known_forget_key
 from memctl.config.scope import folder_scope, keyed_path, project_root, project_scope
 from memctl.context import Context
-from memctl.errors import NoMessagesError, UsageError
+from memctl.errors import MemctlError, NoMessagesError, UsageError
 from memctl.ingest.capture_report import MODES, Captured, CaptureReport, IngestOptions
 from memctl.ingest.known import Known, new_messages
 from memctl.ingest.parse import Transcript, read_transcript
@@ -47,6 +47,7 @@ from memctl.model import Message, Session, derived_session_id, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import message_hashes, said_before, save_session, session_known_as
+from memctl.store.touches import apply_unsynced
 
 JOB_KIND = "ingest"
 
@@ -224,6 +225,8 @@ def store_transcript(
                 mark_read(db, opened.tracked, transcript, session, key, scrubber.left_open)
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
+    if report.messages_new and not dry_run:
+        _apply_touches(db)
     tally = transcript.tally
     report.session_id, report.scope = session_id, session.scope
     report.messages_total = session.message_count
@@ -236,6 +239,16 @@ def store_transcript(
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     report.spawned = list(tally.spawned)
     return Captured(report, session, list(recent))
+
+
+def _apply_touches(db: Database) -> None:
+    """Recall's spooled access counts, applied with this write: their commit takes no sync
+    of its own (the close's checkpoint syncs the capture's anyway); a busy store leaves
+    them for the next write, the capture stored all the same."""
+    try:
+        apply_unsynced(db)
+    except (MemctlError, OSError):
+        return
 
 
 def _said_anything(messages: Iterator[Parsed]) -> tuple[Iterator[Parsed], bool]:

@@ -25,6 +25,7 @@ from memctl.model import Memory
 from memctl.store import forget as erase
 from memctl.store.database import Database
 from memctl.store.sync import TEXT_WITHDRAWN, files_of
+from memctl.store.touches import apply_spooled
 from memctl.store.writes import Writer
 
 # The columns a forget and ``redact`` also rewrite: the messages, titles, tags, sources (a
@@ -172,6 +173,7 @@ def _no_sync(ctx: Context) -> Iterator[None]:
 
 def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store and its file, then to each backup, rewritten in place."""
+    apply_spooled(ctx.db)  # recall's waiting touches counted first: none outlives the forget
     erase.mark_forgotten_in_file(ctx.db)  # until compacted: a later maintain finishes it
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))

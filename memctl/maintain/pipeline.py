@@ -50,6 +50,7 @@ from memctl.store.maintenance import (
     vacuum_into,
 )
 from memctl.store.runs import save_run
+from memctl.store.touches import apply_spooled, spool_path
 
 Task = Callable[[Maintenance], TaskReport]
 TASKS: dict[str, Task] = {
@@ -156,7 +157,7 @@ def run_tasks(
 
 @contextlib.contextmanager
 def rehearsal(ctx: Context) -> Iterator[Context]:
-    """A context on a throwaway copy of the store (and of its spool and pending marks),
+    """A context on a throwaway copy of the store (and of its spools and pending marks),
     deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix=".dry-run-", dir=ctx.settings.home) as folder:
         home = Path(folder)
@@ -164,6 +165,9 @@ def rehearsal(ctx: Context) -> Iterator[Context]:
         for kept in (spool_dir(ctx), pending_dir(ctx.settings.home)):
             if kept.is_dir():
                 shutil.copytree(kept, home / kept.relative_to(ctx.settings.home))
+        touches = spool_path(ctx.settings.db_path)
+        if touches.exists():
+            shutil.copyfile(touches, spool_path(home / ctx.settings.db_path.name))
         with ctx.elsewhere(dataclasses.replace(ctx.settings, home=home)) as copy:
             yield copy
 
@@ -186,6 +190,7 @@ def _run(
     if "upkeep" in names:
         check_integrity(m)
     if not dry_run:
+        apply_spooled(ctx.db)  # recall's touches, before decay and archive read them
         with ctx.db.atomic():
             mark_runs(ctx.db, stale_running_runs(ctx.db, KIND), "interrupted")
             save_run(ctx.db, run.record)

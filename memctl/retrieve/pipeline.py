@@ -27,7 +27,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
-from memctl.model import Memory, Role, State, format_time, parse_time
+from memctl.model import Memory, Role, State, format_time, now_iso, parse_time
 from memctl.retrieve.answering import Answering, Parts, answering, said_already
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
@@ -70,8 +70,8 @@ from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id, message_role
 from memctl.store.sessions import get_session, source_times
+from memctl.store.touches import APPLY_BYTES, apply_unsynced, spool
 from memctl.store.transcripts import SessionFilter, latest_session_start
-from memctl.store.writes import Writer
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
 # stage, which leaves them out unless --history (so --why-not can say so).
@@ -553,13 +553,17 @@ def translation_of(run: Run) -> Analysed | None:
 
 
 def touch_results(run: Run, results: list[Recalled]) -> None:
-    """Count the access of every recalled memory, in one transaction; a busy store only warns."""
+    """Count the access of every recalled memory: spooled (``store.touches``: no write, no
+    fsync for a question), applied at once when the spool has grown past its bound; a store
+    that cannot take them only warns."""
     ids = [r.memory.id for r in results if not r.is_message and not is_synthetic(r.memory)]
-    if not ids:
-        return
     db = run.ctx.db
+    if not ids or db.frozen:
+        return
     try:
-        with db.without_fsync(), db.atomic():
-            Writer(db).accessed(ids, run.params.strength_step, by="recall")
+        if spool(db, ids, now_iso(), run.params.strength_step) >= APPLY_BYTES:
+            apply_unsynced(db)
+    except OSError as exc:
+        run.notes.append(f"access not recorded: {exc.strerror}")
     except MemctlError as exc:
         run.notes.append(f"access not recorded: {exc}")

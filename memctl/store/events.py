@@ -56,10 +56,14 @@ def changed_since(db: Database, memory_id: str, after_event: int, run_id: str) -
 
 
 def log_events(
-    db: Database, action: Action, memory_ids: list[str], data: dict[str, Any] | None = None
+    db: Database,
+    action: Action,
+    memory_ids: list[str],
+    data: dict[str, Any] | None = None,
+    at: str | None = None,
 ) -> None:
-    """The same event for many memories, in one statement."""
-    at, payload = now_iso(), json.dumps(data or {}, ensure_ascii=False)
+    """The same event for many memories (at ``at``, default now), in one statement."""
+    at, payload = at or now_iso(), json.dumps(data or {}, ensure_ascii=False)
     db.executemany(
         "INSERT INTO events(at, action, memory_id, run_id, data) VALUES (?, ?, ?, NULL, ?)",
         [(at, str(action), memory_id, payload) for memory_id in memory_ids],

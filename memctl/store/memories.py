@@ -262,14 +262,21 @@ def count_stored_earlier(db: Database, where: MemoryFilter, cap: int) -> int:
     )
 
 
-def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> None:
-    """access_count + 1, last_accessed_at, strength + step (at most 1) for every id, in one
-    statement (the caller's transaction)."""
-    db.execute(
-        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, "
-        "strength = min(1.0, strength + ?) WHERE id IN (SELECT value FROM json_each(?))",
-        (at, strength_step, json.dumps(ids)),
-    )
+def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> list[str]:
+    """access_count + 1, last_accessed_at (the later one), strength + step (at most 1) for
+    every id of a memory that stands (not archived nor deleted) and was stored by ``at``, in
+    one statement (the caller's transaction); those ids. A touch recorded before a forget,
+    or before the id was stored again, changes nothing."""
+    return [
+        row[0]
+        for row in db.tuples(
+            "UPDATE memories SET access_count = access_count + 1, "
+            "last_accessed_at = max(coalesce(last_accessed_at, ''), ?), "
+            "strength = min(1.0, strength + ?) WHERE id IN (SELECT value FROM json_each(?)) "
+            "AND state NOT IN (SELECT value FROM json_each(?)) AND stored_at <= ? RETURNING id",
+            (at, strength_step, json.dumps(ids), json.dumps([str(s) for s in HIDDEN_STATES]), at),
+        )
+    ]
 
 
 def update_memory(db: Database, memory_id: str, changes: dict[str, Any]) -> None:

@@ -253,10 +253,13 @@ class Writer:
                 {"before": change[0], "after": change[1], "reason": reason},
             )
 
-    def accessed(self, ids: list[str], strength_step: float, **data: Any) -> None:
-        """Recall returned these memories: their access count and strength go up."""
-        store.record_access(self.db, ids, self.now(), strength_step)
-        log_events(self.db, Action.ACCESS, ids, data)
+    def accessed(self, ids: list[str], strength_step: float, **data: Any) -> int:
+        """Recall returned these memories (at ``now``): the access count and strength of
+        those that stand go up (``store.record_access``), each with its event; how many."""
+        at = self.now()
+        touched = store.record_access(self.db, ids, at, strength_step)
+        log_events(self.db, Action.ACCESS, touched, data, at=at)
+        return len(touched)
 
     def stamp(self, updated_at: dict[str, str]) -> None:
         """Set ``updated_at`` of memories to the times their sync files carry. Sync's own

@@ -23,10 +23,12 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
+from memctl.retrieve import pipeline
 from memctl.retrieve.explain import why_not
 from memctl.retrieve.pipeline import recall
 from memctl.store.memories import insert_memory, update_memory
 from memctl.store.relations import add_relation
+from memctl.store.touches import apply_spooled
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
 PROJECT = "github.com/acme/shop"
@@ -247,10 +249,12 @@ def test_an_unrelated_query_gets_possible_matches_only_and_touches_nothing(
         assert {r.match for r in result.results} == {"possible"}
         block = api_recall(real_ctx, RecallRequest(question, context=True)).context
         assert block is not None and "Office plants" not in block
+    apply_spooled(real_ctx.db)
     assert all(memories.get(real_ctx, i)[0].access_count == 0 for i in ids.values())
     # ... while a related question still finds its memory, and only that one is touched
     found = recall(real_ctx, "which package manager does the frontend use?").clear
     assert found[0].memory.id == ids[BASICS[2]]
+    apply_spooled(real_ctx.db)
     touched = {i for i in ids.values() if memories.get(real_ctx, i)[0].access_count}
     assert touched == {r.memory.id for r in found}
 
@@ -335,15 +339,25 @@ def test_an_exact_identifier_is_found_by_both_legs(real_ctx: Context) -> None:
     assert top.ranks == {"vector": 1, "bm25": 1}
 
 
-def test_recall_touches_what_it_returns_in_one_transaction(real_ctx: Context) -> None:
+def test_recall_touches_what_it_returns_once_the_spool_is_applied(
+    real_ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = memories.remember(real_ctx, "The production database is backed up every night")
+    frames = real_ctx.db.tuples("PRAGMA wal_checkpoint(PASSIVE)")[0][1]
     result = recall(real_ctx, "database backups")
     assert [r.memory.id for r in result.results] == [first.id]
+    assert memories.get(real_ctx, first.id)[0].access_count == 0  # spooled, not written:
+    assert real_ctx.db.tuples("PRAGMA wal_checkpoint(PASSIVE)")[0][1] == frames  # no frame
+    assert apply_spooled(real_ctx.db) == 1
     touched = memories.get(real_ctx, first.id)[0]
     assert (touched.access_count, touched.strength) == (1, 1.0)
     assert touched.last_accessed_at is not None
     recall(real_ctx, "database backups", touch=False)
+    assert apply_spooled(real_ctx.db) == 0
     assert memories.get(real_ctx, first.id)[0].access_count == 1
+    monkeypatch.setattr(pipeline, "APPLY_BYTES", 1)  # a spool past its bound: applied now
+    recall(real_ctx, "database backups")
+    assert memories.get(real_ctx, first.id)[0].access_count == 2
 
 
 def test_the_readme_quick_start_question_gets_the_deploy_procedure_first() -> None:
