@@ -76,6 +76,16 @@ def test_a_message_far_in_meaning_is_no_clear_match_by_its_words_alone(ctx: Cont
         ("After how many weeks did Tim reconnect with his friend?", False),
         ("Within how many hours did the vendor reply?", False),
         ("In how many cities did I run a marathon?", True),
+        # someone's count: the asker's, or someone named or pointed to
+        ("How many hikes has Joanna been on?", True),
+        ("How many of Emma's recipes have I tried out?", True),
+        ("how many films we've watched together?", True),
+        ("How many times did the nightly build fail?", True),
+        # what a thing holds or did, or the assistant said: one session's answer
+        ("Who reviewed PR 51, and how many threads did it open?", False),
+        ("how many lines is the agents module?", False),
+        ("How many documents were there in the research folder?", False),
+        ("how many eggs did you say we need for the omelette?", False),
         ("what broke in the last deploy?", False),
         ("how do we release to customers?", False),
     ],
