@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memctl.lazy_re import lazy
+from memctl.memories.lines import SPEAKER, line_speaker
 from memctl.retrieve.query import SENTENCE_END, STOPWORDS, cjk_count, names
 from memctl.retrieve.vocabulary import is_term
 
@@ -158,10 +159,6 @@ DATE = lazy(
     r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2} (?:January|February|March|April|May|June|July|August|"
     r"September|October|November|December),? \d{4}|(?:January|February|March|April|May|"
     r"June|July|August|September|October|November|December) \d{1,2},? \d{4})\b"
-)
-SPEAKER = lazy(
-    r"^(?:\[[^\]]{1,40}\]\s*)?"
-    r"((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
 )
 PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 # A name owning what follows ("Steve Yegge's writing"): someone's, after "in" too.
@@ -444,10 +441,10 @@ def _everyday(name: str) -> bool:
 def speaker(text: str) -> str | None:
     """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too); not a label of
     everyday words ("Next Steps: ...")."""
-    match = SPEAKER.match(text)
-    if not match or match.group(1).lower() in NOT_NAMES or match.group(1) in DIGEST_LABELS:
+    name = line_speaker(text)
+    if name is None or name.lower() in NOT_NAMES or name in DIGEST_LABELS:
         return None
-    return None if _everyday(match.group(1)) else match.group(1)
+    return None if _everyday(name) else name
 
 
 def _spelled(alias: str, name: str, text: str) -> tuple[str, ...]:

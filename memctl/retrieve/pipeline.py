@@ -1,8 +1,8 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> provenance -> stale -> copies -> time -> intent -> scope -> cap ->
-    neighbours -> rerank -> bm25_floor -> decay -> importance -> length -> spread -> status ->
-    cutoff -> sessions -> mmr -> pack
+    candidates -> fuse -> provenance -> stale -> copies -> time -> intent -> speakers ->
+    scope -> cap -> neighbours -> rerank -> bm25_floor -> decay -> importance -> length ->
+    spread -> status -> cutoff -> sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (the graph's, a reply to a clear question: not a turn only next to one, nor
@@ -61,6 +61,8 @@ from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.sessions_cover import sessions_cover
+from memctl.retrieve.stages.speakers import STAGE as SPEAKERS
+from memctl.retrieve.stages.speakers import speakers
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.stale import stale
 from memctl.retrieve.stages.status import status
@@ -89,6 +91,7 @@ def stages_for(params: Params) -> list[Stage]:
         copies,
         time_boost,
         intent,
+        speakers,
         scope,
         cap,
         neighbours,
@@ -109,7 +112,16 @@ def stages_for(params: Params) -> list[Stage]:
 # The stages a possible match goes through after fuse: those that weigh one candidate on its
 # own. The others cut or add by rank among the clear ones (cap, neighbours, spread, cutoff,
 # mmr, pack), or ask a model (rerank).
-POSSIBLE_STAGES: list[Stage] = [time_boost, intent, decay, importance, length, scope, status]
+POSSIBLE_STAGES: list[Stage] = [
+    time_boost,
+    intent,
+    speakers,
+    decay,
+    importance,
+    length,
+    scope,
+    status,
+]
 
 CLEAR, POSSIBLE = "clear", "possible"
 
@@ -511,13 +523,13 @@ def rank_possible(run: Run, candidate: Candidate) -> None:
     """A possible match's score becomes (its relevance strength (cosine + words, as the gate
     weighs it; x TOOL_NOTES_FACTOR for a message of tool notes, narration or a question only) +
     POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for (the intent
-    stage's factor, which the strength alone would not carry) x ``scope_other`` when it is
-    of another project than the one the question names (the order service's own test
-    command before five other projects' alike)."""
+    and speakers stages' factors, which the strength alone would not carry) x
+    ``scope_other`` when it is of another project than the one the question names (the
+    order service's own test command before five other projects' alike)."""
     strength = strength_of(run, candidate)
     if candidate.says_nothing:  # as fuse weighs them
         strength *= TOOL_NOTES_FACTOR
-    asked = candidate.factors.get(INTENT, 1.0)
+    asked = candidate.factors.get(INTENT, 1.0) * candidate.factors.get(SPEAKERS, 1.0)
     away = run.params.scope_other if unnamed(run, candidate) else 1.0
     candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked * away
     candidate.factors[POSSIBLE] = candidate.score

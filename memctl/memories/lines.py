@@ -1,0 +1,24 @@
+"""Who said a line of a chat kept as text: ``Tim: ...``, ``[8 May 2023] Tim: ...``.
+
+An imported transcript, a chat export's messages and LoCoMo's turns open each line with its
+speaker. The knowledge graph (ingest.entities) reads the speaker of a line for its triples,
+recall (retrieve.stages.speakers) for a question naming who said what.
+"""
+
+from __future__ import annotations
+
+from memctl.lazy_re import lazy
+
+# A name of one or two capitalised words (a title before it), after an optional bracketed
+# date, then a colon and a space.
+SPEAKER = lazy(
+    r"^(?:\[[^\]]{1,40}\]\s*)?"
+    r"((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
+)
+
+
+def line_speaker(text: str) -> str | None:
+    """The name a line opens with as its speaker, or None; labels ("Note: ...") included:
+    a caller that needs a person filters them (ingest.entities.speaker)."""
+    match = SPEAKER.match(text)
+    return match.group(1) if match else None
