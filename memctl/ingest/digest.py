@@ -78,13 +78,14 @@ from memctl.ingest.tools import (
     Command,
     command_purpose,
     condense,
+    found_nothing,
     read_calls,
     shell_command,
     tool_kind,
 )
 from memctl.lazy_re import lazy
 from memctl.memories.injected import strip_injected
-from memctl.memories.narration import without_next_steps
+from memctl.memories.narration import NEXT_STEP, SENTENCE_BREAK, without_next_steps
 from memctl.memories.provenance import fetches_and_runs
 from memctl.memories.told_back import memctl_read
 from memctl.model import Message, Role
@@ -127,6 +128,8 @@ COMMAND_WIDTH = 50
 # run's file is what a question names ("`uv run pytest test/test_combined_transcript_link.…`"
 # lost it), up to the longest command a command fact keeps (extract_actions.MAX_COMMAND).
 CASE_COMMAND_WIDTH = 120
+# a report's closing offer, which NEXT_STEP also matches: no work still to do
+CLOSING_OFFER = lazy(r"^\W*(?:let me know|feel free|hope this helps)\b", re.I)
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # the steps of a command line that only change directory before it runs ("cd test && pytest")
 OWN_CD = lazy(r"^(?:\s*cd\s+\S+\s*(?:&&|;))+\s*")
@@ -353,8 +356,21 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             for decision in _decisions(prose, role):
                 _add(digest.decisions, decision, limit)
     if reading.sidechain_report:
+        reading.interim.append(len(reading.reports))
         reading.reports.append(reading.sidechain_report)
+    for at in reversed(reading.interim):  # a sub-agent that never reported
+        if _unfinished(reading.reports[at]):
+            del reading.reports[at]
     return reading
+
+
+def _unfinished(said: str) -> bool:
+    """A sub-agent's last words announce its next step ("Base and five commits confirmed,
+    tree clean. Let me inspect each diff.": a reviewer still at work when fresh9's Copilot
+    CLI session ended): they are where it stood, no report. "Let me know …" closes one."""
+    lines = [line for line in said.splitlines() if line.strip()]
+    last = SENTENCE_BREAK.split(lines[-1].strip())[-1] if lines else ""
+    return bool(NEXT_STEP.match(last)) and not CLOSING_OFFER.match(last)
 
 
 def _summarised(text: str, digest: SessionDigest, limit: int) -> None:
@@ -464,6 +480,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             named = " ".join([call.name, *call.detail.split()[:1]])
             _add(digest.left_open, f"{named} refused", limit)
     for failed, _ in failing.values():
+        if found_nothing(failed):  # a search with no match: nothing failing to leave open
+            continue
         text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 

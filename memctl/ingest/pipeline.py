@@ -37,7 +37,7 @@ from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.reconcile import decide
 from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
-from memctl.ingest.title import heading_title
+from memctl.ingest.title import condensed, heading_title, resumed
 from memctl.llm import choose_llm
 from memctl.memories.injected import strip_injected
 from memctl.memories.operations import personal_scope
@@ -213,6 +213,8 @@ def digest_decision(
     first, last = messages[0], messages[-1]
     day = (session.started_at or first.created_at or "")[:10]
     named = heading_title(session.title) if digest.subagent else session.title
+    if resumed(named):  # "pick up where we left off" says nothing: the work's first request
+        named = condensed(digest.requests[0]) if digest.requests else ""
     title = f" — {named}" if named else ""
     whose = f"{session.client} sub-agent" if digest.subagent else session.client
     heading = f"Session of {day} ({whose}){title}"

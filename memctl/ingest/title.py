@@ -35,6 +35,19 @@ REQUESTS_READ = 5  # user messages looked at: past the client's preamble, a requ
 # titled 3 of the studied sessions with half a sentence (s32-distill)
 HEADING = lazy(r"^#{1,6}\s+")
 FENCE = lazy(r"^(?:```|~~~)")
+# A resumed session's opening that asks only to go on, after at most a greeting and the
+# time: "pick up where we left off", "good morning buddy, it's 24 July 26 at 0546 local
+# philly time. Please pick up where we left off." (four of fresh9's six StarCar sessions).
+# It says nothing of the work: as a title and a digest's only request it made empty digests
+# that ranked for any question of the project.
+RESUME_PREAMBLE_CHARS = 120
+RESUMED = lazy(
+    rf"^(?:[^\n]{{0,{RESUME_PREAMBLE_CHARS}}}[.!,;]\s+)?(?:(?:please|let's|ok|okay),?\s+)*"
+    r"(?:pick(?: it| this| things)? (?:back )?up|continue|carry on|resume|go on|keep going)"
+    r"(?: (?:from|with))?\s+(?:where (?:we|you|I) (?:left off|stopped|were)|"
+    r"(?:the |our )?(?:last|previous) session)\W*$",
+    re.I,
+)
 # the mark OpenCode's task tool ends a sub-agent session's title with: " (@review subagent)"
 SUBAGENT_TITLE = lazy(r"\s*\(@[^()\s]+ subagent\)\s*$", re.I)
 
@@ -56,16 +69,22 @@ def condensed(text: str, width: int = TITLE_WIDTH) -> str:
 
 
 def session_title(requests: list[str]) -> str:
-    """The title of a session whose first user messages are ``requests``."""
-    for text in requests:
-        said = strip_injected(text.removeprefix(SUBAGENT)).text
-        if said:
-            return condensed(said)
+    """The title of a session whose first user messages are ``requests``: the first that
+    says something, past one that only asks to resume (``RESUMED``) when another follows."""
+    said = [strip_injected(text.removeprefix(SUBAGENT)).text for text in requests]
+    said = [text for text in said if text]
+    for text in [t for t in said if not resumed(t)] or said[:1]:
+        return condensed(text)
     for text in requests:
         command = COMMAND_NAME.search(text)
         if command:
             return "/" + command.group(1)
     return ""
+
+
+def resumed(text: str) -> bool:
+    """The text only asks to go on from where the last session stopped (``RESUMED``)."""
+    return bool(RESUMED.match(text.strip()))
 
 
 def heading_title(title: str) -> str:

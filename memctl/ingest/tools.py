@@ -41,6 +41,13 @@ NOT_FOUND = lazy(
     r"\b([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
     r"'([\w.+-]+)' is not recognized as|The term '([\w.+-]+)' is not recognized"
 )
+# A search that matched nothing exits 1 and prints nothing: at the end of a pipe it says the
+# steps before it printed no such line ("npx tsc --noEmit 2>&1 | grep -i footer" once the
+# type errors it looked for were fixed was left open as "still failing": fresh9's 09378d3b).
+# It stays a failure for pairing: a later run of its command is still read as its retry
+# (read as done, it was listed under Ran and pushed out fresh7's d5169a00's install)
+FOUND_NOTHING = lazy(r"\A\s*exit(?: code)?:? 1\b\s*:?\s*(?:\(no output\))?\s*\Z", re.I)
+SEARCHERS = frozenset("grep egrep fgrep rg ag findstr select-string sls".split())
 CODE_MODE = lazy(r"^(?:(?:const|let|var) \w+ = )?await tools\.(\w+)\((.*)", re.S)
 CODE_MODE_COMMAND = lazy(r"""\bcmd["']?\s*:\s*"((?:[^"\\]|\\.)*)""")
 # Every client's file tools by their real names: Claude Code's Write, Edit, MultiEdit and
@@ -59,6 +66,9 @@ SEGMENTS = lazy(r"\s*(?:&&|\|\||[;|()])\s*")
 # a quoted string, or a quote left open where a note was cut
 STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 QUOTED = lazy(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
+# a quoted path that starts a step and is given arguments runs that program: "C:/Program
+# Files/Go/bin/go.exe" test ./... (a string alone on a step is text: QUOTED_TEXT)
+QUOTED_PROGRAM = lazy(r"""(^|[;&|(]\s*)(["'])([^"'\n]*[/\\][^"'\n]*)\2(?=\s+[^\s;&|])""")
 ENV_ASSIGNMENT = lazy(r"^\w+=\S*$")
 LEADING_SETUP = lazy(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
 OUTPUT_TRIM = lazy(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
@@ -252,6 +262,15 @@ def not_found(output: str, command: str) -> bool:
     return False
 
 
+def found_nothing(call: Call) -> bool:
+    """The call failed only as a search finds nothing: exit 1, no output, its command's last
+    step a search (``FOUND_NOTHING``, ``SEARCHERS``)."""
+    if call.succeeded or not FOUND_NOTHING.match(call.error):
+        return False
+    last = SEGMENTS.split(QUOTED.sub(QUOTED_TEXT, call.detail.strip()))[-1].split()[:1]
+    return bool(last) and _program(last[0]).lower() in SEARCHERS
+
+
 def tool_kind(name: str, detail: str) -> str:
     """``shell``, ``file`` or ``other``, from the tool's name and its input's shape."""
     if PATCH_FILE.search(detail) or "*** Begin Patch" in detail:
@@ -288,7 +307,7 @@ def _segment_key(segment: str) -> tuple[str, bool]:
     words = program_words(segment.split())
     if not words or words[0] in SHELL_CLAUSES or words == [QUOTED_TEXT]:
         return "", True
-    program = words[0].rsplit("/", 1)[-1]
+    program = _program(words[0])
     if program == "git":
         return _git_key(words[1:])
     args = [w for w in words[1:] if not w.startswith("-")]
@@ -299,6 +318,13 @@ def _segment_key(segment: str) -> tuple[str, bool]:
     if program in SUBCOMMANDS and args:
         return f"{program} {args[0].strip(chr(34) + chr(39))}", False
     return program, False
+
+
+def _program(word: str) -> str:
+    """A program's name from the word that runs it: a path by its last part, a Windows
+    one's ``.exe`` left out ("C:/Go/bin/go.exe" test is ``go test``, as on the PATH)."""
+    name = re.split(r"[/\\]", word)[-1] or word  # a lone "\" continues a line: no path
+    return name[: -len(".exe")] if name.lower().endswith(".exe") else name
 
 
 def _git_key(words: list[str]) -> tuple[str, bool]:
@@ -319,8 +345,11 @@ def shell_command(detail: str) -> Command:
     """A command line as a ``Command``: its text without a shell wrapper, its key and
     whether it only reads. A step that writes the output before it to a file
     (``WRITES_OUTPUT``) writes, and is keyed by what it writes: its first program."""
-    text = SHELL_WRAPPER.sub("", detail.strip()).strip().strip("'\"")
-    unquoted = QUOTED.sub(QUOTED_TEXT, text)  # a | or ; inside quotes splits nothing
+    text = SHELL_WRAPPER.sub("", detail.strip()).strip()
+    if QUOTED.fullmatch(text):  # the wrapper's one argument, not a quoted program's path
+        text = text.strip("'\"")
+    named = QUOTED_PROGRAM.sub(lambda found: found[1] + _program(found[3]), text)
+    unquoted = QUOTED.sub(QUOTED_TEXT, named)  # a | or ; inside quotes splits nothing
     segments = [s for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     keys = [_segment_key(s) for s in segments if not WRITES_OUTPUT.match(s)]
     acting = [key for key, read_only in keys if not read_only]
