@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
-from memctl.ingest.title import RESUMED
+from memctl.ingest.title import RESUMED_SOURCE
 from memctl.lazy_re import lazy
 from memctl.store.noise import noise_vectors
 
@@ -59,7 +59,7 @@ NOISE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?: (?:that|this|it))?(?: for (?:later|me|next time))?,?(?: please)?\W*$",
             _EN,
         ),
-        ("resume", RESUMED.pattern, _EN),  # "pick up where we left off": no request, no fact
+        ("resume", RESUMED_SOURCE, _EN),  # "pick up where we left off": no request, no fact
         ("greeting", r"^\W*(?:你好|您好|嗨|哈喽|早上好|晚上好|再见|拜拜)", _ZH),
         ("thanks", r"^\W*(?:谢谢|多谢|感谢|辛苦了)", _ZH),
         (

@@ -41,13 +41,14 @@ FENCE = lazy(r"^(?:```|~~~)")
 # It says nothing of the work: as a title and a digest's only request it made empty digests
 # that ranked for any question of the project.
 RESUME_PREAMBLE_CHARS = 120
-RESUMED = lazy(
+# its source, for noise's table too (reading a lazy pattern's own ``pattern`` compiles it)
+RESUMED_SOURCE = (
     rf"^(?:[^\n]{{0,{RESUME_PREAMBLE_CHARS}}}[.!,;]\s+)?(?:(?:please|let's|ok|okay),?\s+)*"
     r"(?:pick(?: it| this| things)? (?:back )?up|continue|carry on|resume|go on|keep going)"
     r"(?: (?:from|with))?\s+(?:where (?:we|you|I) (?:left off|stopped|were)|"
-    r"(?:the |our )?(?:last|previous) session)\W*$",
-    re.I,
+    r"(?:the |our )?(?:last|previous) session)\W*$"
 )
+RESUMED = lazy(RESUMED_SOURCE, re.I)
 # the mark OpenCode's task tool ends a sub-agent session's title with: " (@review subagent)"
 SUBAGENT_TITLE = lazy(r"\s*\(@[^()\s]+ subagent\)\s*$", re.I)
 
