@@ -33,6 +33,18 @@ __all__ = ["daemon"]  # the fixture, used by name below
 WITHIN = 30.0  # seconds a test waits for a process to reach a state (never a timing assert)
 
 
+def command_request(home: Path, *argv: str) -> dict[str, Any]:
+    """What a resident client sends to run ``memctl ARGV`` in ``home`` on the hash embedder,
+    its three streams UTF-8 (the file descriptors go beside it)."""
+    return {
+        "stamp": resident.stamp(),
+        "argv": list(argv),
+        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
+        "umask": 0o22,
+        "streams": [["utf-8", "strict"]] * 3,
+    }
+
+
 def memctl(*args: str, **popen: Any) -> subprocess.Popen[bytes]:
     """``memctl ARGS`` as a real process with the test's environment (hash embedder)."""
     env = {**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash"}
@@ -143,13 +155,7 @@ def test_a_dying_child_leaves_the_hook_to_its_client(home: Path, daemon: int) ->
 
 def test_a_client_that_goes_cancels_its_request(home: Path, daemon: int) -> None:
     read, write = os.pipe()  # the command's stdin, held open: it waits for its query
-    request = {
-        "stamp": resident.stamp(),
-        "argv": ["recall", "--no-touch", "-"],
-        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
-        "umask": 0o22,
-        "streams": [["utf-8", "strict"]] * 3,
-    }
+    request = command_request(home, "recall", "--no-touch", "-")
     with open(os.devnull, "wb") as sink, socket.socket(socket.AF_UNIX) as conn:
         conn.connect(str(home / resident.DIRECTORY / resident.SOCKET))
         fds = [read, sink.fileno(), sink.fileno(), os.open(".", os.O_RDONLY)]
@@ -214,13 +220,7 @@ def test_a_link_as_the_runtime_directory_is_refused(home: Path, target: Path) ->
 def test_the_child_asks_for_the_key_its_settings_name(
     home: Path, daemon: int, config: list[str], asked: list[str]
 ) -> None:
-    request = {
-        "stamp": resident.stamp(),
-        "argv": [*config, "recall", "--no-touch", "deploy"],
-        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
-        "umask": 0o22,
-        "streams": [["utf-8", "strict"]] * 3,
-    }
+    request = command_request(home, *config, "recall", "--no-touch", "deploy")
     with open(os.devnull, "rb+") as null, socket.socket(socket.AF_UNIX) as conn:
         conn.connect(str(home / resident.DIRECTORY / resident.SOCKET))
         fds = [null.fileno()] * 3 + [os.open(".", os.O_RDONLY)]
@@ -237,13 +237,7 @@ def test_a_command_writing_to_both_streams_tells_its_client_once(
     """The child says ``writing`` before its first byte of output, once for stdout and
     stderr together (each answer wakes the client), then its exit code: a recall from a
     directory of no project warns on stderr and prints its table on stdout."""
-    request = {
-        "stamp": resident.stamp(),
-        "argv": ["recall", "--no-touch", "deploy"],
-        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
-        "umask": 0o22,
-        "streams": [["utf-8", "strict"]] * 3,
-    }
+    request = command_request(home, "recall", "--no-touch", "deploy")
     out, err = tmp_path / "out", tmp_path / "err"
     with (
         open(os.devnull, "rb") as null,

@@ -60,6 +60,11 @@ def test_one_long_line_does_not_take_the_budget_of_the_lines_after_it() -> None:
     assert "Found: module module" in short
 
 
+def names_postgres(sentence: str) -> float:
+    """A weight that marks the sentence answering "which PostgreSQL?"."""
+    return float("PostgreSQL" in sentence)
+
+
 def test_the_sentence_that_answers_is_kept_after_the_first_line_s_opening() -> None:
     """Weighed, a sentence deep in a line (a digest's outcome) that answers comes before
     every other line's opening and the sentences after them; a gap says "…"."""
@@ -68,8 +73,7 @@ def test_the_sentence_that_answers_is_kept_after_the_first_line_s_opening() -> N
         "Ran: make build. Then make test. Then make lint.\n"
         "Outcome: it failed twice. The fix pins PostgreSQL 16.3 in compose. Then it passed."
     )
-    weigh = lambda sentence: float("PostgreSQL" in sentence)  # noqa: E731
-    short = shorten(digest, 18, words, weigh)
+    short = shorten(digest, 18, words, names_postgres)
     assert words(short) <= 18
     assert "Session of 2026-05-02: the deploy." in short
     assert "… The fix pins PostgreSQL 16.3 in compose. …" in short
@@ -84,8 +88,7 @@ def test_a_row_with_little_room_keeps_its_answer_before_its_opening() -> None:
         "Session of 2026-05-02 (claude-code) — please look at the flaky deploy of the staging "
         "stack again today.\nOutcome: The fix pins PostgreSQL 16.3 in compose."
     )
-    weigh = lambda sentence: float("PostgreSQL" in sentence)  # noqa: E731
-    short = shorten(digest, 14, words, weigh)
+    short = shorten(digest, 14, words, names_postgres)
     assert words(short) <= 14
     assert "Outcome: The fix pins PostgreSQL 16.3 in compose." in short
     assert short.startswith("Session of")  # the opening, cut to what is left
