@@ -56,6 +56,20 @@ def test_spooled_touches_are_applied_once_with_their_time_and_events(ctx: Contex
     assert apply_spooled(ctx.db) == 0 and count(ctx, deploy) == 2
 
 
+def test_a_torn_or_foreign_line_in_the_spool_costs_only_itself(ctx: Context) -> None:
+    """A power cut can tear the line being appended, and anything may write into the file:
+    the lines around such a line are still applied, and the apply neither fails nor stops."""
+    deploy = put(ctx, "We deploy with make ship")
+    at = now_iso()
+    spool(ctx.db, [deploy.id], at, 0.1)
+    with spool_path(ctx.db.path).open("ab") as spooled:
+        spooled.write(b'["2026-11-30T10:00:00Z", 0.1, ["' + deploy.id.encode()[:9] + b"\n")
+        spooled.write(b"garbage{{\n\x00\xff\n[1, 2]\n" + json.dumps([at, 0.1, 7]).encode() + b"\n")
+    spool(ctx.db, [deploy.id], at, 0.1)
+    apply_spooled(ctx.db)
+    assert count(ctx, deploy) == 2 and spool_files(ctx) == []
+
+
 def test_a_forget_wins_over_a_waiting_touch(ctx: Context) -> None:
     archived, deleted, later = (put(ctx, text) for text in ("Old fact", "Secret-ish", "Later"))
     spool(ctx.db, [archived.id, deleted.id, later.id], now_iso(), 0.5)
