@@ -608,6 +608,30 @@ def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
     assert _files_holding(home, value) == []
 
 
+def test_a_password_asked_for_or_under_its_label_reaches_no_file(
+    home: Path, tmp_path: Path
+) -> None:
+    """A secret split across two lines: the assistant asks for the staging password and
+    the user answers with the value alone (two messages), and a pasted config holds
+    ``password:`` with the value indented on the next line (one message). Capture kept
+    both as said."""
+    asked, pasted = "Granite6Basalt1", "Birch3Cedar7Ash"
+    lines = [
+        claude_record("user", "Connect the app to the staging database.", 0, "cc-ask"),
+        claude_record("assistant", "What is the staging database password?", 1, "cc-ask"),
+        claude_record("user", asked, 2, "cc-ask"),
+        claude_record("user", f"config:\n  user: app\n  password:\n    {pasted}\n", 3, "cc-ask"),
+        claude_record("assistant", "Connected; the config is in place.", 4, "cc-ask"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _ok("ingest", str(transcript), "--mode", "raw")
+    shown = _ok("sessions", "show", "cc-ask")
+    assert "[REDACTED:password]" in shown and "user: app" in shown
+    assert asked not in shown and pasted not in shown
+    assert _files_holding(home, asked) == [] and _files_holding(home, pasted) == []
+
+
 def test_a_resumed_forgotten_session_s_start_marks_nothing_pending(
     home: Path, tmp_path: Path
 ) -> None:
