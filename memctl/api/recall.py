@@ -14,6 +14,7 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.privacy import PRIVATE_ONLY as PRIVATE_ONLY  # the refusal's reason
 from memctl.memories.privacy import asked_query as asked_query  # MCP's echo of a query
+from memctl.memories.privacy import kept_path
 from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
@@ -340,7 +341,9 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     scope = resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     if request.scope in (None, "project"):
-        title = project_root(ctx.settings.cwd).name
+        # the folder's name goes to the assistant's model with the block: a folder named
+        # after a token is shown as its session keeps it (``kept_path``)
+        title = kept_path(project_root(ctx.settings.cwd).name)
     else:  # a project named by hand: as a person reads it, not its scope's hash
         title = labels(ctx, [scope])[scope]
     compact = ctx.settings.context_compact if request.compact is None else request.compact
