@@ -85,7 +85,7 @@ _FOR_WHAT = r"(?:(?<=(?i:ord|swd|pwd|ase|ode))[ \t]+(?:for|of|on|to)(?:[ \t]+[\w
 # next line (``password:`` / ``  Birch3Cedar7Ash``), "my password is" and the value under
 # it, a question answered with the value alone ("What is the staging db password?" and
 # the reply; across two messages through the scrubber's seam). The value is the line's one
-# word, not a key of its own (``password:`` / ``  secretName: db-creds`` holds a space,
+# word, not a key of its own (``password:`` / ``  from: vault`` holds a space,
 # ``  nested:`` ends in a colon).
 _ALONE = (
     rf"[ \t]*\r?\n[ \t]*(?:{_QUOTED}|{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}}(?<!:)))"
@@ -97,7 +97,7 @@ _LABEL_ENDS = rf"{_NAME_TAIL}(?:{_ASSIGN}|{_FOR_WHAT}[ \t]+(?:is|was)(?:[ \t]+no
 # for key ...:"): only a value that looks made is taken then ("Which token limit applies?"
 # answered "4096" is a count)
 _LABEL_ASKS = rf"{_NAME_TAIL}(?![A-Za-z])(?:[^\n?]{{0,60}}\?|{_FOR_WHAT}[ \t]*[:：])"
-_ASKED_PASSWORD = _NAME_START + r"(?i:password|passwd|passphrase|passcode)"
+_ASKED_WORD = _NAME_START + r"(?i:password|passwd|passphrase|passcode)"
 # What ends every line those detectors start on (``_ASSIGN``, "is", a question): they run
 # only on such a line holding an anchor, with the line after it.
 LABEL_LINE_ENDS = (":", "=", ">", "@", "?", "：", "＝", " is", " was", " now")
@@ -167,7 +167,7 @@ def _option_value(value: str) -> bool:
 
 def _alone(check: Callable[[str], bool]) -> Callable[[str], bool]:
     """``check`` for a value alone on its line: a link or a file's path there is what the
-    line above points to ("Reset your password:" and the reset page), not the secret."""
+    line above points to (a reset page's link under "Reset your password"), not the secret."""
     return lambda value: check(value) and "://" not in value and not FILE_VALUE.search(value)
 
 
@@ -309,6 +309,8 @@ class Detector:
     # the value stands on the line after its anchor's: only a line holding an anchor and
     # ending as a label does is scanned, with the next one (``_label_lines``)
     next_line: bool = False
+    # a value of one word runs on over the words ending its line (``_phrase_end``)
+    phrase: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -328,6 +330,7 @@ def _d(
     narrow: Callable[[str], Cut] | None = None,
     only_after: re.Pattern[str] | None = None,
     next_line: bool = False,
+    phrase: bool = False,
 ) -> Detector:
     return Detector(
         kind,
@@ -340,6 +343,7 @@ def _d(
         narrow,
         only_after,
         next_line,
+        phrase,
     )
 
 
@@ -851,6 +855,7 @@ DETECTORS: tuple[Detector, ...] = (
         _PASSWORD_ANCHORS,
         rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}(?:{_QUOTED}|{_BARE})",
         _any_value,
+        phrase=True,
     ),
     _d(
         "password",
@@ -872,7 +877,7 @@ DETECTORS: tuple[Detector, ...] = (
         _alone(_any_value),
         next_line=True,
     ),
-    _d("password", "pass", _ASKED_PASSWORD + _LABEL_ASKS + _ALONE, _alone(_answer), next_line=True),
+    _d("password", "pass", _ASKED_WORD + _LABEL_ASKS + _ALONE, _alone(_answer), next_line=True),
     _d(
         "secret",
         "secret token key credential",
@@ -1054,12 +1059,31 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.only_after and not _run_by(text, match.start(), detector.only_after):
                     continue
+                if detector.phrase and match.group("b") is not None:
+                    last = _phrase_end(text, first, last)
                 cuts = [(first, last)]
                 if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
                     first, last = (first + at for at in detector.narrow(value))
                     cuts = _beside_known(text, (first, last), hits)
                 hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)
+
+
+# A passphrase of words (``password: horse battery staple``): the value's word and the
+# lower-case words after it to the line's end, none of them prose (``NOT_VALUES``).
+_WORD = lazy(r"[a-z]{3,12}")
+_WORDS_TO_END = lazy(r"(?:[ \t]+[a-z]{3,12}){1,5}[ \t]*(?=\r?\n|\Z)")
+
+
+def _phrase_end(text: str, first: int, last: int) -> int:
+    """Where a value found by its label ends: past the words ending its line when it is a
+    word itself and they make a passphrase with it (only its first word was hidden)."""
+    if not _WORD.fullmatch(text, first, last):
+        return last
+    rest = _WORDS_TO_END.match(text, last)
+    if rest is None or any(word in NOT_VALUES for word in rest.group().split()):
+        return last
+    return last + len(rest.group().rstrip())
 
 
 def _marks(text: str) -> list[Cut]:

@@ -698,3 +698,17 @@ def test_a_question_naming_a_password_answered_in_the_next_message() -> None:
     assert out == ["What is the staging database password?", "[REDACTED:password]"]
     out, _ = _messages("What is the staging database password?", "It is in the vault.")
     assert out[1] == "It is in the vault."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("password: horse battery staple", "password: [REDACTED:password]"),
+        ("wifi_password = tiger lily moss\nnext", "wifi_password = [REDACTED:password]\nnext"),
+        # prose after the value: the value alone, as before
+        ("password: horse for the staging db", "password: [REDACTED:password] for the staging db"),
+    ],
+)
+def test_a_passphrase_of_words_after_its_label_is_hidden_whole(text: str, shown: str) -> None:
+    """Only the first word of ``password: horse battery staple`` was hidden."""
+    assert scrub(text)[0] == shown
