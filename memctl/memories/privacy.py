@@ -111,6 +111,23 @@ NOT_VALUES = frozenset(
     from if then this that it be when via as see redacted yes no on off enabled disabled
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
+# A passphrase of words after its label (``horse battery staple``): the lower-case words
+# after a value to the line's end, none of them prose (``NOT_VALUES``), one or more after
+# a value that is a word itself, two or more after any other (an env's made value keeps
+# the command after it). So the rest an older memctl left beside a first word's mark is
+# found again (two words or more), and a text scrubbed today is scrubbed the same a second
+# time: a mark tells nothing of the value it hides.
+_PHRASE_WORD = r"[a-z]{3,12}"
+_WORD = lazy(_PHRASE_WORD)
+_LINE_END = r"[ \t]*(?=\r?\n|\Z)"
+_WORDS_TO_END = lazy(rf"(?:[ \t]+{_PHRASE_WORD}){{1,5}}{_LINE_END}")
+_TWO_WORDS_TO_END = rf"{_PHRASE_WORD}(?:[ \t]+{_PHRASE_WORD}){{1,4}}{_LINE_END}"
+
+
+def _no_prose(words: str) -> bool:
+    return not any(word in NOT_VALUES for word in words.split())
+
+
 # An attribute path's part is a name: letters, digits at its end, words joined by
 # underscores (``settings.db_password``, ``self.token_v2``, ``hashlib.sha256``), where a
 # made value mixes them (kubeadm's ``kubeadmtoken.q7w8e9r0t1y2u3i4``, s27-leak's miss)
@@ -309,7 +326,7 @@ class Detector:
     # the value stands on the line after its anchor's: only a line holding an anchor and
     # ending as a label does is scanned, with the next one (``_label_lines``)
     next_line: bool = False
-    # a value of one word runs on over the words ending its line (``_phrase_end``)
+    # a value runs on over the words ending its line (``_phrase_end``)
     phrase: bool = False
 
     @cached_property
@@ -857,6 +874,15 @@ DETECTORS: tuple[Detector, ...] = (
         _any_value,
         phrase=True,
     ),
+    # the rest of such a passphrase a memctl older than this stored beside the first word's
+    # mark (the rescrub finds it)
+    _d(
+        "password",
+        _PASSWORD_ANCHORS,
+        rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}\[REDACTED:password\][ \t]+"
+        rf"(?P<v>{_TWO_WORDS_TO_END})",
+        _no_prose,
+    ),
     _d(
         "password",
         _PASSWORD_ANCHORS,
@@ -1069,19 +1095,13 @@ def find_secrets(text: str) -> list[Hit]:
     return _disjoint(hits)
 
 
-# A passphrase of words (``password: horse battery staple``): the value's word and the
-# lower-case words after it to the line's end, none of them prose (``NOT_VALUES``).
-_WORD = lazy(r"[a-z]{3,12}")
-_WORDS_TO_END = lazy(r"(?:[ \t]+[a-z]{3,12}){1,5}[ \t]*(?=\r?\n|\Z)")
-
-
 def _phrase_end(text: str, first: int, last: int) -> int:
-    """Where a value found by its label ends: past the words ending its line when it is a
-    word itself and they make a passphrase with it (only its first word was hidden)."""
-    if not _WORD.fullmatch(text, first, last):
-        return last
+    """Where a value found by its label ends: past the words ending its line when they
+    make a passphrase with it (only its first word was hidden)."""
     rest = _WORDS_TO_END.match(text, last)
-    if rest is None or any(word in NOT_VALUES for word in rest.group().split()):
+    if rest is None or not _no_prose(rest.group()):
+        return last
+    if len(rest.group().split()) < 2 and not _WORD.fullmatch(text, first, last):
         return last
     return last + len(rest.group().rstrip())
 

@@ -705,6 +705,15 @@ def test_a_question_naming_a_password_answered_in_the_next_message() -> None:
     [
         ("password: horse battery staple", "password: [REDACTED:password]"),
         ("wifi_password = tiger lily moss\nnext", "wifi_password = [REDACTED:password]\nnext"),
+        ("password: purple horse", "password: [REDACTED:password]"),
+        ("password: hunter2 battery staple", "password: [REDACTED:password]"),
+        # a value not a word and one word after it: an env's command, as a mark and a word
+        ("PGPASSWORD=hunter2 psql", "PGPASSWORD=[REDACTED:password] psql"),
+        # what an older filter left beside the first word's mark (the rescrub reads it)
+        (
+            "password: [REDACTED:password] battery staple",
+            "password: [REDACTED:password] [REDACTED:password]",
+        ),
         # prose after the value: the value alone, as before
         ("password: horse for the staging db", "password: [REDACTED:password] for the staging db"),
     ],
@@ -712,3 +721,4 @@ def test_a_question_naming_a_password_answered_in_the_next_message() -> None:
 def test_a_passphrase_of_words_after_its_label_is_hidden_whole(text: str, shown: str) -> None:
     """Only the first word of ``password: horse battery staple`` was hidden."""
     assert scrub(text)[0] == shown
+    assert scrub(shown)[0] == shown  # scrubbed again (the rescrub, sync's export): the same
