@@ -911,6 +911,23 @@ def m033_call_vectors(db: Database) -> None:
         END""")
 
 
+def m034_message_lengths(db: Database) -> None:
+    """The session messages' lengths in tokens, in blobs of rows (store/message_lengths.py):
+    recall scores a word's messages from them and its postings instead of FTS5's read of
+    each row's length. Written with the words' counts, when they were taken (again when a
+    store an older memctl marked older runs this again: it may have counted without them)."""
+    db.execute("""
+        CREATE TABLE IF NOT EXISTS message_lengths (
+            block INTEGER PRIMARY KEY,
+            lengths BLOB NOT NULL
+        )""")
+    if db.tuples("SELECT 1 FROM message_counts_drift"):
+        # imported here: numpy, needed only by a store whose counts were taken
+        from memctl.store.message_lengths import write_lengths
+
+        write_lengths(db)
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -945,4 +962,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m031_link_targets,
     m032_keyed_path_scopes,
     m033_call_vectors,
+    m034_message_lengths,
 ]
