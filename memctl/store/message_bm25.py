@@ -40,22 +40,33 @@ Hits = list[tuple[int, float]]
 
 
 def lengths_hold(db: Database) -> bool:
-    """Whether every length the array holds is its row's: written, no message taken away or
-    changed since, outside a transaction (FTS5 keeps a transaction's writes to its totals in
-    memory)."""
-    if db.connection.in_transaction:
-        return False
+    """Whether every length stored is its row's: written, and no message taken away or
+    changed since."""
     return db.value("SELECT removed FROM message_counts_drift") == 0
 
 
-def best_messages(db: Database, terms: Sequence[str], fetch: int) -> Hits:
+def best_messages(db: Database, terms: Sequence[str], fetch: int) -> Hits | None:
     """(rowid, bm25) of the ``fetch`` best messages holding any of ``terms`` (each one
     indexed token; the phrases of an FTS5 expression, in its order), best first, ties in
-    rowid order: the full search's answer. Only while ``lengths_hold``."""
+    rowid order: the full search's answer. None when the stored lengths may not be the
+    rows' (``lengths_hold``), or inside a transaction (FTS5 keeps a writer's changes to its
+    totals in memory)."""
+    if db.connection.in_transaction:
+        return None
+    with db.reading():  # one snapshot: the drift, the totals, the postings, the lengths
+        return _scored(db, terms, fetch) if lengths_hold(db) else None
+
+
+def _scored(db: Database, terms: Sequence[str], fetch: int) -> Hits:
+    """``best_messages``, its lengths holding."""
     counts = averages(db, MESSAGES_FTS)
     if len(counts) < 2 or counts[0] <= 0:
         return []
     rows, average = counts[0], sum(counts[1:]) / counts[0]
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} "
+        f"USING fts5vocab(main, {MESSAGES_FTS}, 'instance')"
+    )
     postings = [_postings(db, term) for term in terms]
     held = [p for p in postings if len(p[0])]
     if not held:
@@ -81,11 +92,7 @@ def best_messages(db: Database, terms: Sequence[str], fetch: int) -> Hits:
 
 def _postings(db: Database, term: str) -> tuple[np.ndarray, np.ndarray]:
     """The rowids of the messages holding ``term`` (an indexed token), ascending, and how
-    many times each holds it (float64, as bm25() counts)."""
-    db.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} "
-        f"USING fts5vocab(main, {MESSAGES_FTS}, 'instance')"
-    )
+    many times each holds it (float64, as bm25() counts), from ``INSTANCES``."""
     # one text of every instance's rowid: a row a posting costs ~2.5 times as much
     listed = db.value(f"SELECT group_concat(doc) FROM {INSTANCES} WHERE term = ?", (term,))
     every = np.fromstring(listed or "", dtype=np.int64, sep=",")

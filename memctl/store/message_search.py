@@ -189,10 +189,11 @@ def _best(
     and the lengths hold, else by FTS5 (pruned by the words' counts ``known``)."""
     if all(len(p) == 1 and ONE_TOKEN.fullmatch(p[0]) and len(tokens[p]) == 1 for p in phrases):
         # imported here: numpy, which only this search and maintain need of this module
-        from memctl.store.message_bm25 import best_messages, lengths_hold
+        from memctl.store.message_bm25 import best_messages
 
-        if lengths_hold(db):
-            return best_messages(db, [tokens[p][0] for p in phrases], fetch)
+        best = best_messages(db, [tokens[p][0] for p in phrases], fetch)
+        if best is not None:
+            return best
     # at least how many messages hold each one-word phrase, for the pruned search
     held = {p[0]: low for p, (low, _) in known.items() if len(p) == 1}
     return best_matches(db, phrases, fetch, held, rows, MESSAGES_FTS)
