@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memctl.store.database import MESSAGES_FTS, Database
-from memctl.store.message_lengths import BLOCK, BLOCK_SHIFT, DOCSIZE, UNKNOWN
+from memctl.store.message_lengths import BLOCK, BLOCK_SHIFT, DOCSIZE, SPARSE, UNKNOWN
 from memctl.store.pruned_bm25 import IDF_FLOOR, K1, B, averages, varints
 
 # FTS5's table of the messages' postings, one row a word's instance (doc, col, offset):
@@ -57,8 +57,9 @@ def best_messages(db: Database, terms: Sequence[str], fetch: int) -> Hits | None
         return _scored(db, terms, fetch) if lengths_hold(db) else None
 
 
-def _scored(db: Database, terms: Sequence[str], fetch: int) -> Hits:
-    """``best_messages``, its lengths holding."""
+def _scored(db: Database, terms: Sequence[str], fetch: int) -> Hits | None:
+    """``best_messages``, its lengths holding; None when the rowids are too sparse (or
+    below 0) for arrays indexed by them (``SPARSE``)."""
     counts = averages(db, MESSAGES_FTS)
     if len(counts) < 2 or counts[0] <= 0:
         return []
@@ -71,6 +72,8 @@ def _scored(db: Database, terms: Sequence[str], fetch: int) -> Hits:
     held = [p for p in postings if len(p[0])]
     if not held:
         return []
+    if min(int(d[0]) for d, _ in held) < 0 or max(int(d[-1]) for d, _ in held) > SPARSE * rows:
+        return None
     packed = _packed(db, np.concatenate([docs for docs, _ in held]))
     score, found = np.zeros(len(packed)), np.zeros(len(packed), dtype=bool)
     for docs, freq in held:  # each phrase in its order, as fts5Bm25Function adds them

@@ -22,6 +22,10 @@ BLOCK_SHIFT = 16
 UNKNOWN = 0xFFFF
 # The most bytes of a length's varint decoded here: three hold 2**21 - 1, past UNKNOWN.
 VARINT_BYTES = 3
+# Arrays indexed by rowid (these blobs; recall's scores, store/message_bm25.py) are made only
+# while the rowids reach at most this many times the messages: only rowids written by hand
+# could be sparser, and FTS5 then scores alone.
+SPARSE = 16
 # FTS5's record of each message's length in tokens (one varint a column: one column).
 DOCSIZE = "messages_fts_docsize"
 
@@ -40,20 +44,24 @@ def write_lengths(db: Statements) -> None:
     if not db.tuples("SELECT 1 FROM sqlite_master WHERE name = 'message_lengths'"):
         return
     db.execute("DELETE FROM message_lengths")
-    top = int(db.tuples(f"SELECT coalesce(max(id), -1) FROM {DOCSIZE}")[0][0])
-    for block in range(top // BLOCK + 1 if top >= 0 else 0):
+    count, low, top = db.tuples(f"SELECT count(*), min(id), max(id) FROM {DOCSIZE}")[0]
+    if not count or low < 0 or top > SPARSE * count:
+        return  # none to write, or rowids too sparse for blocks: every length is FTS5's
+    first = low
+    while first is not None:  # only the blocks some message is in
+        block = int(first) >> BLOCK_SHIFT
         rows = db.tuples(
-            f"SELECT id, sz FROM {DOCSIZE} WHERE id >= ? AND id < ?",
-            (block * BLOCK, (block + 1) * BLOCK),
+            f"SELECT id, sz FROM {DOCSIZE} WHERE id >= ? AND id <= ?",
+            (block * BLOCK, block * BLOCK + BLOCK - 1),
         )
         lengths = np.full(BLOCK, UNKNOWN, dtype="<u2")
-        if rows:
-            ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-            lengths[ids - block * BLOCK] = _first_varints([row[1] for row in rows])
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        lengths[ids - block * BLOCK] = _first_varints([row[1] for row in rows])
         db.execute(
             "INSERT INTO message_lengths (block, lengths) VALUES (?, ?)",
             (block, lengths.tobytes()),
         )
+        first = db.tuples(f"SELECT min(id) FROM {DOCSIZE} WHERE id > ?", (rows[-1][0],))[0][0]
 
 
 def _first_varints(blobs: list[bytes]) -> np.ndarray:

@@ -113,3 +113,17 @@ def _varint(value: int) -> bytes:
     while value := value >> 7:
         groups.append(value & 0x7F | 0x80)
     return bytes(reversed(groups))
+
+
+def test_rowids_too_sparse_for_arrays_leave_every_score_to_fts5(ctx: Context) -> None:
+    """A rowid written by hand far past the others: no blob is written, the search is FTS5's."""
+    said_in_session(ctx, _texts(random.Random(9), 40))
+    with ctx.db.atomic():
+        ctx.db.execute(
+            "INSERT INTO messages (rowid, session_id, seq, role, content, created_at, "
+            "content_hash) VALUES (?, 's1', 999, 'user', 'priya prefers tools', '', '')",
+            (10**12,),
+        )
+    count_message_terms(ctx.db)
+    assert ctx.db.value("SELECT count(*) FROM message_lengths") == 0
+    assert best_messages(ctx.db, ["priya"], 5) is None
