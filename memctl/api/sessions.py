@@ -260,13 +260,15 @@ def one_line(text: str, width: int = LINE_WIDTH) -> str:
 
 
 def render_message(message: Message, marked: bool = False) -> list[str]:
-    """A message as lines: ``[n] role`` then its text, indented; a tool note on one line;
-    a sub-agent's message inside its thread (``│``)."""
+    """A message as lines: ``[n] role`` (``[n] Tim (user)`` when its speaker is named) then
+    its text, indented; a tool note on one line; a sub-agent's message inside its thread
+    (``│``)."""
     mark = ">" if marked else " "
     text = message.content
     thread = text.startswith(SUBAGENT)
     text = text.removeprefix(SUBAGENT)
     who = f"sub-agent {message.role}" if thread else str(message.role)
+    who = f"{message.speaker} ({who})" if message.speaker else who
     bar = "│ " if thread else ""
     if str(message.role) == "tool":
         return [f"{mark}[{message.seq}] {bar}{who}: {one_line(text)}"]

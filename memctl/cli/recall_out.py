@@ -15,6 +15,7 @@ from memctl.api.recall import (
     explain,
     host_fields,
     is_message_id,
+    message_speaker,
 )
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
@@ -227,11 +228,18 @@ def results_table(
     summaries = [
         host_mark(hosts.get(i.memory.id))
         + replaced_mark(i)
+        + speaker_mark(i)
         + excerpt(i.memory.summary, i.memory.content, query, LINE)
         + answering_mark(i)
         for i in items
     ]
     return headers, rows, summaries
+
+
+def speaker_mark(item: Recalled) -> str:
+    """Who said a session message, when its import or capture named them: ``Tim: ``."""
+    speaker = message_speaker(item.memory) if item.is_message else ""
+    return f"{speaker}: " if speaker else ""
 
 
 def answering_mark(item: Recalled) -> str:
