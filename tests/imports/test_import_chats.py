@@ -211,7 +211,9 @@ def test_malformed_binary_and_oversized_exports_are_one_clear_line_each(
         out.writestr("users.json", "[]")
         out.writestr("general/2024-01-01.json", b" " * ((64 << 20) + 1))
     (tmp_path / "blob.txt").write_bytes(bytes(range(256)) * 64)
-    names = ["broken", "bad.zip", "photos.zip", "huge.zip", "blob.txt"]
+    (tmp_path / "journal").mkdir()  # dated JSON files, no Slack export: files as they are
+    (tmp_path / "journal" / "2024-01-01.json").write_text('[{"mood": "fine"}]')
+    names = ["broken", "bad.zip", "photos.zip", "huge.zip", "blob.txt", "journal"]
     done = run_cli("import", *(str(tmp_path / n) for n in names), env=NO_LLM)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     said = " ".join((done.stdout + done.stderr).split())
@@ -220,7 +222,8 @@ def test_malformed_binary_and_oversized_exports_are_one_clear_line_each(
     assert "photos.zip is a zip archive, not a Slack export" in said
     assert "general/2024-01-01.json holds 67,108,865 bytes" in said
     assert "blob.txt holds binary data" in said
-    assert "5 files failed" in said
+    assert "2024-01-01.json looks like JSON, but is not a format memctl imports" in said
+    assert "5 files failed" in said and "slack" not in said
     with Database.open(home / "memctl.db") as db:  # nothing half-stored
         assert db.value("SELECT count(*) FROM messages") == 0
 

@@ -58,6 +58,9 @@ LEFT_OUT = {  # subtypes that say nothing anyone said
 }
 DELETED = "This message was deleted."
 ZIP_MAGIC = b"PK\x03\x04"  # a zip's first member header (PKWARE's APPNOTE 4.3.7)
+# A day file's opening: a list whose first message is Slack's (``type`` or ``ts`` first).
+SLACK_MESSAGE = re.compile(r'\A\s*\[\s*\{\s*"(?:type|ts|user|client_msg_id)"\s*:')
+SNIFF_BYTES = 4096
 MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
 
 
@@ -106,7 +109,7 @@ def _folder(path: Path, name: str) -> _Export | None:
     """An unpacked export, or one channel's folder of day files (its users.json above)."""
     if (path / "users.json").is_file() or (path / "channels.json").is_file():
         root, prefix = path, ""
-    elif any(DAY_FILE.match(p.name) for p in path.iterdir()):
+    elif _slack_days(path):
         root, prefix = path.parent, path.name + "/"
     else:
         return None
@@ -116,6 +119,17 @@ def _folder(path: Path, name: str) -> _Export | None:
         if p.parent == root or str(p.relative_to(root)).startswith(prefix)
     }
     return _Export(name, files, lambda relative: (root / relative).read_bytes())
+
+
+def _slack_days(folder: Path) -> bool:
+    """Whether ``folder`` is a Slack channel's: its first day file opens as Slack writes a
+    message (a journal app's dated JSON files are not a chat)."""
+    days = sorted(p for p in folder.iterdir() if DAY_FILE.match(p.name) and p.is_file())
+    if not days:
+        return False
+    with days[0].open("rb") as first:
+        head = first.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+    return SLACK_MESSAGE.match(head) is not None
 
 
 def export(path: Path, name: str) -> _Export | None:
