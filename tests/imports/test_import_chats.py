@@ -40,7 +40,8 @@ NOTES = """\
 
 Note: the cache moved.
 Warning: the old flag is gone.
-The build takes longer now.
+Note: the build takes longer now.
+Warning: the tests too.
 """
 
 

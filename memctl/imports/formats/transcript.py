@@ -5,14 +5,14 @@
     [8 May 2023] Tim: I will, then.
 
 The file is shaped so when, in its first 64 KiB, at least ``SHAPED_SHARE`` of the
-non-blank lines open with a name and a colon (``memories.lines.line_speaker``), and at
-least two names open ``NAME_LINES`` lines each (front matter's "Title: ... Author: ..."
-names each once). It is then one conversation, a message per turn: a turn runs until the
-next line that opens with a name (a message of several lines stays whole), keeps its
-author as its speaker and its text without the name. A turn of ``user:`` / ``assistant:``
-(``human:``, ``ai:``, ``system:``) takes that role and no speaker; any other name is a
-user named so. Lines before the first turn (a title) are a system message. Any other text
-file is a document (``markdown``), stored in pieces.
+non-blank lines open with a name and a colon (a person's name, ``ingest.entities.speaker``:
+"Note:", "Summary:" are labels, not speakers), and at least two names open ``NAME_LINES``
+lines each (front matter's "Title: ... Author: ..." names each once). It is then one
+conversation, a message per turn: a turn runs until the next line that opens with a name
+or a role (a message of several lines stays whole), keeps its author as its speaker and
+its text without the name. A turn of ``user:`` / ``assistant:`` (``human:``, ``ai:``,
+``system:``) takes that role and no speaker. Lines before the first turn (a title) are a
+system message. Any other text file is a document (``markdown``), stored in pieces.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from pathlib import PurePath
 
 from memctl.imports.formats.base import Conversation, Kind
+from memctl.ingest.entities import speaker
 from memctl.ingest.parse.common import Parsed, timestamp
 from memctl.ingest.source import Input
-from memctl.memories.lines import SPEAKER, line_speaker
+from memctl.memories.lines import SPEAKER
 from memctl.model import Role
 
 NAME = "transcript"
@@ -42,11 +43,24 @@ ROLES = {
     "system": Role.SYSTEM,
 }
 DATED = re.compile(r"^\[([^\]]{1,40})\]\s*")
+ROLE_LINE = re.compile(r"^\s*(user|human|assistant|ai|system)\s*:\s?", re.I)
+
+
+def _opening(line: str) -> tuple[str, int] | None:
+    """(speaker, where its text starts) of a line that opens a turn: a role word, or a name
+    that is a person's (``ingest.entities.speaker``: "Note:", "Summary:" are labels)."""
+    role = ROLE_LINE.match(line)
+    if role is not None:
+        return role.group(1), role.end()
+    found = SPEAKER.match(line)
+    if found is None or speaker(line) is None:
+        return None
+    return found.group(1), found.end()
 
 
 def looks_like(name: str, head: str) -> bool:
     lines = [line for line in head.splitlines() if line.strip()]
-    names = Counter(speaker for line in lines if (speaker := line_speaker(line)))
+    names = Counter(opened[0] for line in lines if (opened := _opening(line)))
     speaking = sum(names.values())
     return (
         speaking >= SHAPED_SHARE * len(lines)
@@ -55,29 +69,29 @@ def looks_like(name: str, head: str) -> bool:
     )
 
 
-def _turn(speaker: str, body: list[str], created: str | None) -> Parsed | None:
+def _turn(said_by: str, body: list[str], created: str | None) -> Parsed | None:
     text = "".join(body).strip()
     if not text:
         return None
-    role = ROLES.get(speaker.lower())
+    role = ROLES.get(said_by.lower())
     if role is not None:
         return Parsed(role, text, created)
-    return Parsed(Role.USER if speaker else Role.SYSTEM, text, created, speaker)
+    return Parsed(Role.USER if said_by else Role.SYSTEM, text, created, said_by)
 
 
 def turns(source: Input) -> Iterator[Parsed]:
-    speaker, body, created = "", [], None
+    said_by, body, created = "", [], None
     for line in source.lines():
-        found = SPEAKER.match(line)
-        if found is None:
+        opened = _opening(line)
+        if opened is None:
             body.append(line)
             continue
-        if (turn := _turn(speaker, body, created)) is not None:
+        if (turn := _turn(said_by, body, created)) is not None:
             yield turn
         dated = DATED.match(line)
-        speaker, body = found.group(1), [line[found.end() :]]
+        said_by, body = opened[0], [line[opened[1] :]]
         created = timestamp(dated.group(1)) if dated else None
-    if (turn := _turn(speaker, body, created)) is not None:
+    if (turn := _turn(said_by, body, created)) is not None:
         yield turn
 
 
