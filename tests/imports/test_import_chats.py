@@ -194,6 +194,7 @@ def test_a_slack_export_zip_and_a_channel_folder_keep_names_threads_and_edits(
     assert zipped[0][2].startswith("conversation: #trips")
     assert [(who, text) for _, who, text, _ in zipped[1:]] == SLACK_SAID
     assert zipped[1][3].startswith("2023-12-31T00:00")  # ts 1703980800, UTC
+    assert "unchanged" in memctl("import", str(archive))  # the same export: not again
 
     memctl("import", str(tmp_path / "export" / "trips"))  # users.json from the folder above
     folder = stored(home, "trips")
