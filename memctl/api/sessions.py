@@ -18,6 +18,7 @@ from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
 from memctl.memories import operations
+from memctl.memories.lines import unsaid
 from memctl.memories.privacy import PRIVATE_ONLY, asked_query, no_session, quoted_ref
 from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.memories.timeparse import parse_since
@@ -264,7 +265,7 @@ def render_message(message: Message, marked: bool = False) -> list[str]:
     its text, indented; a tool note on one line; a sub-agent's message inside its thread
     (``│``)."""
     mark = ">" if marked else " "
-    text = message.content
+    text = unsaid(message.speaker, message.content)  # its speaker is named above it
     thread = text.startswith(SUBAGENT)
     text = text.removeprefix(SUBAGENT)
     who = f"sub-agent {message.role}" if thread else str(message.role)

@@ -237,9 +237,11 @@ def results_table(
 
 
 def speaker_mark(item: Recalled) -> str:
-    """Who said a session message, when its import or capture named them: ``Tim: ``."""
+    """Who said a session message, when its capture named them and its text does not open
+    with them (an import's chat message does: ``Tim: ...``)."""
     speaker = message_speaker(item.memory) if item.is_message else ""
-    return f"{speaker}: " if speaker else ""
+    said = f"{speaker}: " if speaker else ""
+    return "" if item.memory.content.startswith(said) else said
 
 
 def answering_mark(item: Recalled) -> str:

@@ -34,7 +34,7 @@ from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.run import Run
-from memctl.memories.lines import kept_speaker
+from memctl.memories.lines import kept_speaker, said_line
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Role
@@ -145,8 +145,7 @@ def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
                 named = safe_line(conversation.id or conversation.title, ANCHOR_CHARS)
                 anchor = f"{named}/{n}"
                 # who said it, as a chat between people reads: "Tim: ..." (facts name them)
-                said_by = kept_speaker(message.speaker)
-                content = f"{said_by}: {text.strip()}" if said_by else text.strip()
+                content = said_line(kept_speaker(message.speaker), text.strip())
                 pasted = pasted_by_user(message.role, content)
                 yield Passage(
                     content, message.role, plan.source(anchor), message.created_at, pasted

@@ -6,7 +6,8 @@ if distilling fails, and its text is searchable like any transcript:
 - a document: its text in pieces of at most 8 KiB cut between lines, in
   order (joined, they are the file as read, after privacy);
 - a chat export: for each conversation a system message naming it, then
-  its messages with their roles, times and (where the export names them) speakers;
+  its messages with their roles, times and (where the export names them) speakers, a
+  named speaker's message stored as ``Name: text`` (``memories.lines.said_line``);
 - another tool's memories: one message each.
 
 Privacy comes first, as on ingest's fast path: ``<private>`` blocks and
@@ -23,7 +24,7 @@ from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
 from memctl.ingest.entities import known_word
-from memctl.memories.lines import kept_speaker
+from memctl.memories.lines import kept_speaker, said_line
 from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import IMPORTED, Message, Role, Session, now_iso
@@ -101,12 +102,9 @@ def _messages(
             said = ((m.content, m) for m in conversation.messages)
             for text, message in scrub_messages(said, found, known=known_word):
                 if not nothing_left(text):
-                    yield (
-                        message.role,
-                        text.strip(),
-                        message.created_at,
-                        kept_speaker(message.speaker),
-                    )
+                    said_by = kept_speaker(message.speaker)
+                    line = said_line(said_by, text.strip())
+                    yield message.role, line, message.created_at, said_by
     else:
         for record in module.records(reading):
             text = _clean(record.content, found)

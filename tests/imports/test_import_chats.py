@@ -76,10 +76,10 @@ def test_whatsapp_exports_of_both_phones_keep_authors_times_and_whole_messages(
     android = stored(home, "WhatsApp Chat with Tim.txt")
     assert [(role, who, text) for role, who, text, _ in android[1:]] == [
         ("system", "", "Messages and calls are end-to-end encrypted."),
-        ("user", "Tim Cole", "Did you book the train to Edinburgh?"),
-        ("user", "John", "Not yet,\nthe fares go down on Tuesday."),
+        ("user", "Tim Cole", "Tim Cole: Did you book the train to Edinburgh?"),
+        ("user", "John", "John: Not yet,\nthe fares go down on Tuesday."),
         ("system", "", "Tim Cole added Ann"),
-        ("user", "Tim Cole", "Book it before the 13th!"),
+        ("user", "Tim Cole", "Tim Cole: Book it before the 13th!"),
     ]
     assert android[0][2].startswith("conversation: WhatsApp Chat with Tim")
     # 12-hour clock, month first; read as this machine's local time, stored in UTC
@@ -88,9 +88,9 @@ def test_whatsapp_exports_of_both_phones_keep_authors_times_and_whole_messages(
     ios = stored(home, "ios.txt")
     assert [(role, who, text) for role, who, text, _ in ios[1:]] == [
         ("system", "", "Messages and calls are end-to-end encrypted."),
-        ("user", "Ann", "Shall we paint the shed blue?"),
-        ("user", "Bo", "Green.\nDefinitely green."),
-        ("user", "Ann", "Green it is."),
+        ("user", "Ann", "Ann: Shall we paint the shed blue?"),
+        ("user", "Bo", "Bo: Green.\nDefinitely green."),
+        ("user", "Ann", "Ann: Green it is."),
     ]
     assert ios[3][3][:7] == "2024-01"  # day first: 13/01, 14/01
 
@@ -98,8 +98,9 @@ def test_whatsapp_exports_of_both_phones_keep_authors_times_and_whole_messages(
         session = db.value("SELECT id FROM sessions WHERE source LIKE '%ios.txt'")
     show = memctl("sessions", "show", session)
     assert " [4] Bo (user) · 2024-01-" in show and " [2] system · 2024-01-" in show
+    assert "\n    Green.\n" in show  # Bo named once, above the text
     found = " ".join(memctl("recall", "definitely green").split())
-    assert "Bo: Green." in found
+    assert "Bo: Green." in found and "Bo: Bo:" not in found
 
 
 def test_a_transcript_of_named_turns_is_a_message_a_turn_and_notes_stay_a_document(
@@ -111,10 +112,10 @@ def test_a_transcript_of_named_turns_is_a_message_a_turn_and_notes_stay_a_docume
     assert "transcript, atomic" in out and "markdown" in out
     talk = stored(home, "talk.txt")
     assert [(who, text) for _, who, text, _ in talk[1:]] == [
-        ("Tim", "Did you book the train to Edinburgh?"),
-        ("John", "Not yet.\nThe fares go down on Tuesday."),
-        ("Tim", "Book it before the 13th."),
-        ("John", "Fine, Tuesday then."),
+        ("Tim", "Tim: Did you book the train to Edinburgh?"),
+        ("John", "John: Not yet.\nThe fares go down on Tuesday."),
+        ("Tim", "Tim: Book it before the 13th."),
+        ("John", "John: Fine, Tuesday then."),
     ]
     notes = stored(home, "notes.md")
     assert [(who, text) for _, who, text, _ in notes] == [("", NOTES)]  # one piece, as read
@@ -175,9 +176,9 @@ def slack_export(root: Path) -> None:
 
 
 SLACK_SAID = [
-    ("Tim", "Edinburgh in May, @John Doe?"),
-    ("John Doe", "(in a thread) Yes, May works."),
-    ("John Doe", "Book the sleeper train."),
+    ("Tim", "Tim: Edinburgh in May, @John Doe?"),
+    ("John Doe", "John Doe: (in a thread) Yes, May works."),
+    ("John Doe", "John Doe: Book the sleeper train."),
 ]
 
 
