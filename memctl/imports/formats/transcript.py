@@ -10,9 +10,10 @@ non-blank lines open with a name and a colon (a person's name, ``ingest.entities
 lines each (front matter's "Title: ... Author: ..." names each once). It is then one
 conversation, a message per turn: a turn runs until the next line that opens with a name
 or a role (a message of several lines stays whole), keeps its author as its speaker and
-its text without the name. A turn of ``user:`` / ``assistant:`` (``human:``, ``ai:``,
-``system:``) takes that role and no speaker. Lines before the first turn (a title) are a
-system message. Any other text file is a document (``markdown``), stored in pieces.
+its text after the name (stored as ``Name: text`` again: ``imports.raw``). A turn of
+``user:`` / ``assistant:`` (``human:``, ``ai:``, ``system:``) takes that role and no
+speaker. Lines before the first turn (a title) are a system message. Any other text file
+is a document (``markdown``), stored in pieces.
 """
 
 from __future__ import annotations
