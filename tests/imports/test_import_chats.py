@@ -245,4 +245,8 @@ def test_a_captured_transcript_naming_its_participants_keeps_them(
     memctl("ingest", "--transcript", str(tmp_path / "chat.json"))
     with Database.open(home / "memctl.db") as db:
         said = db.tuples("SELECT role, speaker FROM messages ORDER BY seq")
+        session = db.value("SELECT session_id FROM messages WHERE seq = 1")
     assert said == [("user", "Tim"), ("assistant", ""), ("tool", "")]
+    memctl("sessions", "forget", f"{session}#1", "--yes")  # who said it goes with the text
+    with Database.open(home / "memctl.db") as db:
+        assert db.tuples("SELECT speaker FROM messages WHERE seq = 1") == [("",)]
