@@ -27,6 +27,7 @@ from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.store import scopes
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
+from memctl.store.message_search import message_speaker as message_speaker  # who said it
 from memctl.store.projects import scope_known
 from memctl.store.sync import foreign_hosts
 

@@ -96,8 +96,9 @@ def import_(
     tags_alias: TagsAlias = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories) and
-    memory exports (mem0, memctl JSONL and sync YAML) as memories."""
+    """Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories,
+    WhatsApp, Slack, "Name: text" transcripts) and memory exports (mem0, memctl JSONL and sync
+    YAML) as memories."""
     context = open_context(ctx)
     request = api.ImportRequest(
         tuple(path),

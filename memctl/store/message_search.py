@@ -28,6 +28,7 @@ class MessageHit:
     created_at: str
     scope: str
     score: float
+    speaker: str = ""  # who said it, by name, where the import or capture knew (else '')
 
     @property
     def key(self) -> str:
@@ -45,7 +46,8 @@ class MessageHit:
             importance=0.5,
             created_at=self.created_at,
             scope=self.scope,
-            source=f"session {self.session_id} message {self.seq} ({self.role})",
+            source=f"session {self.session_id} message {self.seq}{said_by(self.speaker)} "
+            f"({self.role})",
             session_id=self.session_id,
         )
 
@@ -55,6 +57,24 @@ def message_role(memory: Memory) -> str:
     its source, in brackets): "user", "assistant"; "" for any other memory."""
     head, _, role = memory.source.rpartition(" (")
     return role.removesuffix(")") if head.startswith("session ") and role.endswith(")") else ""
+
+
+SPEAKER_MARK = " by "  # how ``as_memory``'s source names who said the message
+
+
+def said_by(speaker: str) -> str:
+    return f"{SPEAKER_MARK}{speaker}" if speaker else ""
+
+
+def message_speaker(memory: Memory) -> str:
+    """Who said a session message made a memory record, by name (``as_memory`` writes it
+    before the role: "session s1 message 4 by Tim (user)"); "" when nobody was named or
+    for any other memory."""
+    head = memory.source.rpartition(" (")[0]
+    if not head.startswith("session ") or SPEAKER_MARK not in head:
+        return ""
+    where, _, name = head.partition(SPEAKER_MARK)
+    return name if where.rpartition(" message ")[2].isdigit() else ""
 
 
 def is_message_id(text: str) -> bool:
@@ -78,7 +98,8 @@ def get_message(db: Database, key: str) -> MessageHit:
         raise NotFoundError(f"no session message {key}: expected <session id>#<message number>")
     query = (
         "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score "
+        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score, "
+        "msg.speaker AS speaker "
         "FROM messages msg JOIN sessions s ON s.id = msg.session_id "
         "WHERE msg.session_id = ? AND msg.seq = ?"
     )
@@ -301,7 +322,8 @@ def _holds_at_least(db: Database, match: str, count: int) -> bool:
 # The columns of a MessageHit, of a message (alias ``msg``) and its session (``s``).
 HIT_COLUMNS = (
     "msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope"
+    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
+    "msg.speaker AS speaker"
 )
 
 

@@ -928,6 +928,17 @@ def m034_message_lengths(db: Database) -> None:
         write_lengths(db)
 
 
+def m035_message_speakers(db: Database) -> None:
+    """Who said each message, by name, where the transcript or export knows it (a WhatsApp
+    or Slack export's author, a "Name: text" transcript's turn, a client naming its user):
+    ``role`` says only user / assistant / system / tool. '' where nobody named the author;
+    old stores are upgraded in place, their messages left ''. Added only where missing: a
+    store an older memctl marked older runs the later migrations again."""
+    columns = {row[1] for row in db.tuples("PRAGMA table_info(messages)")}
+    if "speaker" not in columns:
+        db.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -963,4 +974,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m032_keyed_path_scopes,
     m033_call_vectors,
     m034_message_lengths,
+    m035_message_speakers,
 ]
