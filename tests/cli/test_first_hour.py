@@ -76,6 +76,25 @@ def test_remember_says_when_the_text_it_stored_lost_private_or_secret_parts() ->
     assert mine.returncode == 0 and mine.stderr == "", mine.stderr
 
 
+def test_remembering_what_a_longer_memory_already_says_replaces_nothing() -> None:
+    """The first hour's memory of a session, merged with an import's: "We deploy with make
+    release from main. We deploy Tidepool with ..."; the README's `memctl remember "we deploy
+    with make release from main"` superseded it (its slot's value ran on past the period).
+    Another value still does, and says so in a line that marks where it is cut."""
+    merged = (
+        "We deploy with make release from main. We deploy Tidepool with `make release` from "
+        "the main branch, after the staging smoke tests pass."
+    )
+    first = run_cli("remember", merged).stdout.strip()
+    same = run_cli("remember", "we deploy with make release from main")
+    assert same.returncode == 0 and "replaces" not in same.stderr, same.stderr
+    other = run_cli("remember", "we deploy with fly now")
+    assert other.returncode == 0
+    (line,) = [s for s in other.stderr.splitlines() if f"replaces {first}" in s]
+    assert "`memctl undo` brings it back): We deploy with make release from main." in line
+    assert line.endswith("…") and len(line) < 200
+
+
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
     megabyte = "x" * (1 << 20)
     done = run_cli("remember", "-", input=megabyte)
