@@ -180,6 +180,49 @@ def test_daemon_stop_ends_one_still_loading_the_model(home: Path) -> None:
         loading.wait()
 
 
+def test_daemon_stop_ends_one_still_starting_python(home: Path) -> None:
+    """A walk's `daemon stop` right after the recall that launched the resident process
+    (1 run in 3) met it before it took its lock: "no resident recall process serves" it,
+    and it served for 20 minutes. Here it is launched as a recall launches it and held
+    (SIGSTOP) before its first line of Python."""
+    argv = [sys.executable, "-m", "memctl.cli.resident", "--home", str(home.resolve())]
+    starting = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        os.kill(starting.pid, signal.SIGSTOP)
+        done = run_cli("daemon", "stop")
+        assert done.returncode == 0, done.stderr
+        said = f"stopped the resident recall process of {home} (process {starting.pid}, starting)"
+        assert done.stdout.strip() == said
+        os.kill(starting.pid, signal.SIGCONT)  # the SIGTERM it was sent ends it now
+        assert starting.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        starting.kill()
+        starting.wait()
+
+
+def test_a_purge_ends_one_still_starting_before_it_removes_the_home(
+    home: Path, tmp_path: Path
+) -> None:
+    """One launched as the purge began took its lock after the purge: it made the data
+    directory again, and served it."""
+    user = tmp_path / "user"
+    env = {"HOME": str(user), "XDG_CACHE_HOME": str(user / ".cache")}
+    assert run_cli("remember", "We deploy on Fridays.", env=env).returncode == 0
+    argv = [sys.executable, "-m", "memctl.cli.resident", "--home", str(home.resolve())]
+    starting = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        os.kill(starting.pid, signal.SIGSTOP)
+        done = run_cli("uninstall", "--purge", "--yes", env=env)
+        assert done.returncode == 0, done.stderr
+        assert "stopped the resident recall process" in done.stdout, done.stdout
+        os.kill(starting.pid, signal.SIGCONT)
+        assert starting.wait(timeout=10) == -signal.SIGTERM
+        assert not home.exists()
+    finally:
+        starting.kill()
+        starting.wait()
+
+
 @pytest.mark.fresh
 def test_doctor_names_the_running_resident_process(daemon: int) -> None:
     done = run_cli("doctor")
