@@ -155,7 +155,10 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
     resident = {**env, "MEMCTL_RECALL_RESIDENT": "on"}
     started = run_cli("daemon", "start", env=resident)
     assert "resident recall process" in started.stdout, started.stdout + started.stderr
-    pid = int(json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)["pid"])
+    status = json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)
+    pid = int(status["pid"])
+    # the process's count of requests in progress no longer stands for whether it runs
+    assert status["running"] is True and status["requests_running"] == 0, status
 
     mine = run_cli("--home", str(user), "uninstall", "--purge", "--yes", env=env)
     assert mine.returncode != 0 and "holds your home directory" in mine.stderr
