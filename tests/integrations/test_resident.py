@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -200,6 +201,18 @@ def test_daemon_stop_ends_one_still_starting_python(home: Path) -> None:
         starting.wait()
 
 
+def resume_once_terminated(pid: int) -> None:
+    """Continue the held process ``pid`` once a SIGTERM waits for it (its pending signals,
+    /proc/PID/status), or after 20 s."""
+    for _ in range(400):
+        status = Path(f"/proc/{pid}/status").read_text()
+        pending = re.search(r"^ShdPnd:\s*([0-9a-f]+)", status, re.M)
+        if pending and int(pending.group(1), 16) & 1 << (signal.SIGTERM - 1):
+            break
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGCONT)
+
+
 def test_a_purge_ends_one_still_starting_before_it_removes_the_home(
     home: Path, tmp_path: Path
 ) -> None:
@@ -212,10 +225,12 @@ def test_a_purge_ends_one_still_starting_before_it_removes_the_home(
     starting = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
         os.kill(starting.pid, signal.SIGSTOP)
+        resumed = threading.Thread(target=resume_once_terminated, args=(starting.pid,))
+        resumed.start()  # so the purge sees it end, and waits no longer
         done = run_cli("uninstall", "--purge", "--yes", env=env)
+        resumed.join()
         assert done.returncode == 0, done.stderr
         assert "stopped the resident recall process" in done.stdout, done.stdout
-        os.kill(starting.pid, signal.SIGCONT)
         assert starting.wait(timeout=10) == -signal.SIGTERM
         assert not home.exists()
     finally:
