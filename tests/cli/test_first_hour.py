@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memctl.integrations import shell
-from tests.conftest import python_c, run_cli
+from tests.conftest import ROOT, python_c, run_cli
 
 ZERO_BUDGETS = (
     "-c",
@@ -251,3 +251,16 @@ def test_a_moved_clones_launcher_says_what_to_run_in_one_line(tmp_path: Path) ->
     checks = json.loads(run_cli("doctor", "--json", env=env).stdout)
     programs = next(c for c in checks if c["name"] == "programs")
     assert programs["status"] == "fail" and gone in programs["detail"]
+
+
+def test_list_since_says_in_words_what_it_left_out_as_dated_earlier() -> None:
+    """A session of 2026-01 captured today: `list --since 7d` lists none of its memories,
+    and its last line read "6 more stored since then date from earlier"."""
+    transcript = ROOT / "tests" / "fixtures" / "transcripts" / "claude-code.jsonl"
+    assert run_cli("-c", "llm=none", "ingest", str(transcript), "--wait").returncode == 0
+    shown = run_cli("list", "--since", "7d").stdout.splitlines()
+    assert re.fullmatch(
+        r"\d+ memories stored since then are dated earlier \(an older session or file\): "
+        r"--stored lists them",
+        shown[-1],
+    ), shown
