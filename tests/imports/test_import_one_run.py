@@ -108,7 +108,15 @@ def test_a_batch_says_each_note_once_and_no_count_none_of_its_files_made(tmp_pat
     for name, said in (("a.txt", "We deploy with make release."), ("b.txt", "I use helix.")):
         (folder / name).write_text(f"user: {said}\nassistant: ok\nuser: thanks\n", encoding="utf-8")
     (folder / "c.jsonl").write_text('{"content": "Releases are cut on Mondays"}\n')
-    unreachable = ("-c", "llm=ollama", "-c", "ollama.host=http://127.0.0.1:9")  # discard port
+    # Ollama on the discard port, no retry: each file falls back to the rules at once
+    unreachable = (
+        "-c",
+        "llm=ollama",
+        "-c",
+        "ollama.host=http://127.0.0.1:9",
+        "-c",
+        "llm.retries=0",
+    )
     assert run_cli(*unreachable, "import", str(folder)).returncode == 0
     run_id = cli_json("runs")[0]["id"][:8]
     shown = run_cli("runs", run_id)
