@@ -264,3 +264,11 @@ def test_list_since_says_in_words_what_it_left_out_as_dated_earlier() -> None:
         r"--stored lists them",
         shown[-1],
     ), shown
+
+
+def test_an_uninstall_with_nothing_installed_says_so_not_nothing_to_undo(tmp_path: Path) -> None:
+    """The walk's `uninstall --purge --yes` after `uninstall` opened with "nothing to undo"."""
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / ".cache"), "MEMCTL_HOME": ""}
+    done = run_cli("uninstall", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "no file of memctl's left to put back (nothing installed)\n"
