@@ -54,7 +54,7 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
         else:
             out.console.print(
                 out.fit(
-                    f"{report.memory_id[:8]}: {report.reason}"
+                    f"{short_id(report.memory_id)}: {report.reason}"
                     + ("" if report.recalled else f" (stage: {report.stage})")
                 ),
                 soft_wrap=True,
