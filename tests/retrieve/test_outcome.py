@@ -35,8 +35,10 @@ def _messages(said: list[tuple[Role, str]], session_id: str) -> list[Message]:
 def test_a_turns_outcomes_are_its_steps_result_and_its_end() -> None:
     after_ask = _messages(TURN, "s")[1:6]  # the turn after the user's ask, to their next
     assert [m.seq for m in turn_outcomes(after_ask)] == [4, 6]
-    # a turn that only announces and calls has no outcome
+    # a turn that only announces and calls has no outcome, nor a chat's turn without calls
     assert turn_outcomes(_messages(TURN[1:3], "s")) == []
+    chat = [(Role.ASSISTANT, "Five hours is a long drive."), (Role.ASSISTANT, CLOSING)]
+    assert turn_outcomes(_messages(chat, "s")) == []
 
 
 def test_a_steps_result_ranks_as_a_clear_match_through_its_turn(ctx: Context) -> None:

@@ -9,7 +9,8 @@ outrank the answer, whose words alone leave it a possible match (docs/benchmarks
 "fresh9 studied …", "The answering message labelled possible, read …").
 
 So each of the best SEEDS clear session messages passes OUTCOME_SHARE of its score to what
-came of its turn, when the search found that message too (``turn_outcomes``): the step's
+came of its turn, when the turn made calls (work was done) and the search found that
+message too (``turn_outcomes``): the step's
 result, the first message after it, before the user speaks again, that says something
 besides tool notes, filler and announced next steps (``says_more``) and announces none
 itself; and the report the turn ends with, its last such message. The outcome is then
@@ -24,7 +25,7 @@ from __future__ import annotations
 from memctl.memories.narration import without_filler, without_next_steps
 from memctl.model import Message, Role
 from memctl.retrieve.answering import says_something
-from memctl.retrieve.run import RESCORED, Candidate, Reason, Run, by_score
+from memctl.retrieve.run import RESCORED, TOOL_NOTE, Candidate, Reason, Run, by_score
 from memctl.retrieve.stages.copies import folded_ids
 from memctl.store.message_search import MESSAGE_SEPARATOR, message_role
 from memctl.store.sessions import messages_after
@@ -58,10 +59,21 @@ def says_more(text: str) -> bool:
     return says_something(text) and bool(without_filler(text))
 
 
-def turn_outcomes(turn: list[Message]) -> list[Message]:
-    """What came of a turn, from ``turn`` (the messages after a seed, up to the user's
-    next): the step's result (the first assistant message that says something and announces
-    nothing), and the turn's end (its last that says something), when ``turn`` reached it."""
+def made_calls(text: str) -> bool:
+    """Whether a message records a tool call or its result (a line of its own ``[tool …]``):
+    the turn did work, whose outcome a later message reports."""
+    return any(line.lstrip().startswith(TOOL_NOTE) for line in text.splitlines())
+
+
+def turn_outcomes(turn: list[Message], seed: str = "") -> list[Message]:
+    """What came of a turn, from ``turn`` (the messages after a seed, whose text is
+    ``seed``, up to the user's next): the step's result (the first assistant message that
+    says something and announces nothing), and the turn's end (its last that says
+    something). Only a turn that made calls (in ``seed`` or after it) has an outcome: in a
+    chat's turn without any, the person's own message is often what is asked about ("I
+    drove for five hours"), and the reply only answers it."""
+    if not made_calls(seed) and not any(made_calls(m.content) for m in turn):
+        return []
     said = [m for m in turn if m.role == Role.ASSISTANT and says_more(m.content)]
     step = next((m for m in said if not announces(m.content)), None)
     found = [step] if step is not None else []
@@ -87,7 +99,7 @@ def outcome(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     seeds = [c for c in candidates if c.clear and c.is_message and not c.only_tool_notes]
     gains: dict[str, tuple[float, Candidate]] = {}
     for seed in seeds[:SEEDS]:
-        for message in turn_outcomes(turn_after(run, seed)):
+        for message in turn_outcomes(turn_after(run, seed), seed.memory.content):
             key = f"{message.session_id}{MESSAGE_SEPARATOR}{message.seq}"
             share = OUTCOME_SHARE * seed.score
             if share > gains.get(key, (0.0, seed))[0]:
