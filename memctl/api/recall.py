@@ -27,6 +27,7 @@ from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.store import scopes
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
+from memctl.store.message_search import message_speaker as message_speaker  # who said it
 from memctl.store.projects import scope_known
 from memctl.store.sync import foreign_hosts
 
@@ -102,6 +103,7 @@ def warm(settings: Settings) -> None:
     import memctl.ingest.message_vectors  # noqa: F401 - how a row's answering part is cut
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.call_vectors  # noqa: F401 - a message row's turn call, looked up
+    import memctl.store.message_bm25  # noqa: F401 - the messages' BM25, from their lengths
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded

@@ -179,7 +179,9 @@ def _session_messages(
     scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
     pushed = (part for row in rows for part in scrub.push(row[2], row))
     for text, (rowid, role, old) in [*pushed, *scrub.close()]:
-        if text.strip() != old:
+        # what the filter hides, not the whitespace around it: an import keeps a document's
+        # last line break, and a new store's first maintain said "6 messages" rescrubbed
+        if text.strip() != old.strip():
             found.messages.append((rowid, role, old, text.strip()))
     if redactions.secret_count or redactions.private_blocks:
         found.take(redactions, scrub.hidden_values)

@@ -438,7 +438,7 @@ def forget_messages(
         (session_id, FORGOTTEN, wanted),
     )
     db.execute(
-        "UPDATE messages SET content = ? WHERE session_id = ? AND seq IN "
+        "UPDATE messages SET content = ?, speaker = '' WHERE session_id = ? AND seq IN "
         "(SELECT value FROM json_each(?))",
         (FORGOTTEN, session_id, wanted),
     )

@@ -115,6 +115,17 @@ def test_a_store_already_scrubbed_by_today_s_filter_changes_nothing(tmp_path: Pa
     assert ctx.db.meta(RESCRUBBED_WITH) == filter_digest()
 
 
+def test_an_imported_document_s_last_line_break_is_not_a_rescrub(tmp_path: Path) -> None:
+    """The walk: a new store's first maintain said "6 messages" rescrubbed, every one an
+    imported document's text whose last line break the rescrub dropped: nothing hidden."""
+    note = tmp_path / "runbook.md"
+    note.write_text("# Deploys\n\nWe deploy with make release from main.\n", encoding="utf-8")
+    _ok("-c", "llm=none", "import", str(note))
+    report = json.loads(_ok("maintain", "--only", "rescrub", "--json"))
+    assert report["tasks"][0]["status"] == "done"
+    assert report["tasks"][0]["counts"]["messages"] == 0, report
+
+
 def test_the_session_s_next_capture_hides_a_value_only_the_rescrub_found(
     make_ctx: Callable[..., Context], home: Path, tmp_path: Path
 ) -> None:
