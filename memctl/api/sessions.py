@@ -260,6 +260,12 @@ def one_line(text: str, width: int = LINE_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def said_by(speaker: str, role: str) -> str:
+    """Who said a message: its role, after its speaker's name where one is kept
+    (``Tim (user)``)."""
+    return f"{speaker} ({role})" if speaker else role
+
+
 def render_message(message: Message, marked: bool = False) -> list[str]:
     """A message as lines: ``[n] role`` (``[n] Tim (user)`` when its speaker is named) then
     its text, indented; a tool note on one line; a sub-agent's message inside its thread
@@ -268,8 +274,7 @@ def render_message(message: Message, marked: bool = False) -> list[str]:
     text = unsaid(message.speaker, message.content)  # its speaker is named above it
     thread = text.startswith(SUBAGENT)
     text = text.removeprefix(SUBAGENT)
-    who = f"sub-agent {message.role}" if thread else str(message.role)
-    who = f"{message.speaker} ({who})" if message.speaker else who
+    who = said_by(message.speaker, f"sub-agent {message.role}" if thread else str(message.role))
     bar = "│ " if thread else ""
     if str(message.role) == "tool":
         return [f"{mark}[{message.seq}] {bar}{who}: {one_line(text)}"]
@@ -316,6 +321,7 @@ class GrepMatch:
             "session_id": hit.session_id,
             "seq": hit.seq,
             "role": hit.role,
+            "speaker": hit.speaker,
             "client": hit.client,
             "scope": hit.scope,
             "title": hit.title,
@@ -328,7 +334,14 @@ class GrepMatch:
 
 
 def _brief(message: Message) -> dict[str, Any]:
-    return {"seq": message.seq, "role": str(message.role), "line": first_line(message.content)}
+    line = first_line(unsaid(message.speaker, message.content))
+    return {"seq": message.seq, "role": str(message.role), "speaker": message.speaker, "line": line}
+
+
+def brief_line(message: Message) -> str:
+    """A neighbouring message in one line: who said it, then its first line."""
+    who = said_by(message.speaker, str(message.role))
+    return f"{who}: {first_line(unsaid(message.speaker, message.content))}"
 
 
 def first_line(text: str) -> str:
@@ -397,7 +410,7 @@ def _with_neighbours(
     near = transcripts.message_range(ctx.db, hit.session_id, hit.seq - around, hit.seq + around)
     return GrepMatch(
         hit,
-        matching_lines(hit.content, terms),
+        matching_lines(unsaid(hit.speaker, hit.content), terms),
         [m for m in near if m.seq < hit.seq],
         [m for m in near if m.seq > hit.seq],
         every_word,

@@ -125,9 +125,10 @@ def _grep_text(match: GrepMatch) -> str:
     hit = match.hit
     title = f' "{api.one_line(hit.title, 50)}"' if hit.title else ""
     lines = [f"{match.ref}  {hit.client}  {hit.created_at[:16].replace('T', ' ')}{title}"]
-    lines += [f"   [{m.seq}] {m.role}: {api.first_line(m.content)}" for m in match.before]
-    lines += [f"  >[{hit.seq}] {hit.role}: {line}" for line in match.lines]
-    lines += [f"   [{m.seq}] {m.role}: {api.first_line(m.content)}" for m in match.after]
+    lines += [f"   [{m.seq}] {api.brief_line(m)}" for m in match.before]
+    who = api.said_by(hit.speaker, hit.role)
+    lines += [f"  >[{hit.seq}] {who}: {line}" for line in match.lines]
+    lines += [f"   [{m.seq}] {api.brief_line(m)}" for m in match.after]
     return "\n".join(lines)
 
 

@@ -58,6 +58,7 @@ class GrepHit:
     scope: str
     title: str
     score: float
+    speaker: str = ""  # who said it, by name (a chat export's author); else ''
 
 
 def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str], list[object]]:
@@ -179,7 +180,8 @@ def max_seq(db: Database, session_id: str) -> int:
 
 HIT_COLUMNS = (
     "msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, msg.content AS content, "
-    "msg.created_at AS created_at, s.client AS client, s.scope AS scope, s.title AS title"
+    "msg.created_at AS created_at, s.client AS client, s.scope AS scope, s.title AS title, "
+    "msg.speaker AS speaker"
 )
 
 

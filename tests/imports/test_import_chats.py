@@ -196,6 +196,13 @@ def test_a_slack_export_zip_and_a_channel_folder_keep_names_threads_and_edits(
     assert [(who, text) for _, who, text, _ in zipped[1:]] == SLACK_SAID
     assert zipped[1][3].startswith("2023-12-31T00:00")  # ts 1703980800, UTC
     assert "unchanged" in memctl("import", str(archive))  # the same export: not again
+    # grep names who said the match and its neighbours, each name once
+    found = memctl("sessions", "grep", "sleeper")
+    assert ">[4] John Doe (user): Book the sleeper train." in found
+    assert "[3] John Doe (user): (in a thread) Yes, May works." in found
+    (match,) = json.loads(run_cli("sessions", "grep", "sleeper", "--json", env=NO_LLM).stdout)
+    assert match["speaker"] == "John Doe" and match["lines"] == ["Book the sleeper train."]
+    assert match["before"][0]["speaker"] == "John Doe"
 
     memctl("import", str(tmp_path / "export" / "trips"))  # users.json from the folder above
     folder = stored(home, "trips")
