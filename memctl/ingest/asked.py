@@ -144,8 +144,7 @@ def _label_questions(first: str, text: str) -> list[str]:
     what = f"what is {task if OWN.match(task) else 'the ' + ARTICLE.sub('', task)}?"
     kind = _kind_of(value)
     if kind == COMMAND:
-        how = f"how do I {task}?" if task != label else f"how do I run {label}?"
-        return [how, f"what is the command for {task}?"]
+        return [f"how do I {task}?" if task != label else f"how do I run {label}?"]
     if kind == PERSON:
         return [f"who handles {ARTICLE.sub('', label)}?", what]
     if kind == TIME:

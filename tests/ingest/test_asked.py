@@ -7,11 +7,17 @@ from __future__ import annotations
 import pytest
 
 from memctl.api import memory as api
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.context import Context
 from memctl.ingest.asked import derived_questions
+from memctl.model import Category, Kind, Memory, Tier
 from memctl.retrieve.pipeline import start
 from memctl.retrieve.stages.candidates import candidates
+from memctl.store.memories import insert_memory
 from memctl.store.questions import questions_of
+
+OWNED = "Priya Raman owns the search service; ask her before changing the ranking."
+RETRO = "Retro happens every second Thursday."
 
 
 @pytest.mark.parametrize(
@@ -56,8 +62,7 @@ def test_software_is_asked_by_what_it_is_and_a_chat_turn_is_not_asked() -> None:
 def test_a_remembered_note_is_found_by_its_written_questions_and_a_hosts_stand(
     real_ctx: Context,
 ) -> None:
-    note = "Priya Raman owns the search service; ask her before changing the ranking."
-    stored = api.remember(real_ctx, api.RememberRequest(note)).memory
+    stored = api.remember(real_ctx, api.RememberRequest(OWNED)).memory
     asked = questions_of(real_ctx.db, stored.id)
     assert "who owns the search service?" in asked
     hosted = ("which engineer is responsible for search?",)
@@ -70,3 +75,19 @@ def test_a_remembered_note_is_found_by_its_written_questions_and_a_hosts_stand(
     run = start(real_ctx, "who is in charge of the search service?", limit=3)
     ranks = {c.id: c.ranks for c in candidates(run, [])}
     assert ranks[stored.id].get("question_vector") == 1
+
+
+def test_maintain_writes_questions_for_a_memory_stored_without_them_once(
+    real_ctx: Context,
+) -> None:
+    note = Memory(content=OWNED, kind=Kind.SEMANTIC, category=Category.ENTITIES, tier=Tier.WORKING)
+    gone = Memory(content=RETRO, kind=Kind.SEMANTIC, category=Category.EVENTS, tier=Tier.WORKING)
+    for memory in (note, gone):  # as sync, an import or an older memctl write them
+        insert_memory(real_ctx.db, memory, real_ctx.vectors([memory.content])[0])
+    api.delete(real_ctx, gone.id)
+    first = maintain(real_ctx, MaintainRequest(only="upkeep"))
+    assert "who owns the search service?" in questions_of(real_ctx.db, note.id)
+    assert questions_of(real_ctx.db, gone.id) == []  # a deleted memory's questions stay gone
+    assert first.task("upkeep").counts.get("questions_written")
+    again = maintain(real_ctx, MaintainRequest(only="upkeep"))
+    assert "questions_written" not in again.task("upkeep").counts
