@@ -30,6 +30,7 @@ from memctl.context import Context
 from memctl.ingest.asked import give_questions
 from memctl.ingest.graph import index_pending
 from memctl.ingest.meaning import give_names
+from memctl.memories.lines import said_line
 from memctl.model import Category, Kind, Memory, Message, Role, Session, Tier, format_time
 from memctl.store.memories import insert_memory
 
@@ -67,16 +68,18 @@ def turn_content(turn: Turn) -> str:
 def turn_message(turn: Turn) -> Message:
     """A turn as memctl keeps a message of an imported chat: said by the user or the
     assistant when the dataset names one of them (LongMemEval), its role; said by a named
-    person (LoCoMo's "Caroline"), a line of a text transcript, ``Caroline: ...``, which
-    `memctl import` keeps as the user's text with the name in it (imports/raw.py; a chat
-    export's roles are only the user's and the assistant's)."""
+    person (LoCoMo's "Caroline"), as `memctl import` keeps a transcript's turn or a WhatsApp
+    or Slack message: the user's, its speaker named (``messages.speaker``) and its text
+    ``Caroline: ...`` (imports/raw.py, ``memories.lines.said_line``)."""
     role = SPEAKER_ROLES.get(turn.speaker)
+    speaker = "" if role else turn.speaker
     return Message(
         role or Role.USER,
-        turn.text if role else f"{turn.speaker}: {turn.text}",
+        said_line(speaker, turn.text),
         created_at=format_time(turn.said_at),
         session_id=turn.session,
         seq=turn.position + 1,
+        speaker=speaker,
     )
 
 

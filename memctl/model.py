@@ -282,6 +282,7 @@ class Message:
     session_id: str = ""
     seq: int = 0
     content_hash: str = ""
+    speaker: str = ""  # who said it, by name, where the transcript or export says; else ''
 
     def __post_init__(self) -> None:
         self.content_hash = self.content_hash or content_hash(

@@ -24,7 +24,9 @@ from memctl.context import Context
 from memctl.ingest.graph import index_pending
 from memctl.maintain.forgetting import forget_session
 from memctl.model import Memory
+from memctl.store.database import Database
 from memctl.store.graph import stated_by
+from memctl.store.rescrub import RESCRUBBED_WITH
 from memctl.sync import folders, layout, outgoing, pipeline
 from memctl.sync.records import import_lines
 from tests.conftest import files_holding, run_cli, said_in_session
@@ -608,6 +610,30 @@ def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
     assert _files_holding(home, value) == []
 
 
+def test_a_password_asked_for_or_under_its_label_reaches_no_file(
+    home: Path, tmp_path: Path
+) -> None:
+    """A secret split across two lines: the assistant asks for the staging password and
+    the user answers with the value alone (two messages), and a pasted config holds
+    ``password:`` with the value indented on the next line (one message). Capture kept
+    both as said."""
+    asked, pasted = "Granite6Basalt1", "Birch3Cedar7Ash"
+    lines = [
+        claude_record("user", "Connect the app to the staging database.", 0, "cc-ask"),
+        claude_record("assistant", "What is the staging database password?", 1, "cc-ask"),
+        claude_record("user", asked, 2, "cc-ask"),
+        claude_record("user", f"config:\n  user: app\n  password:\n    {pasted}\n", 3, "cc-ask"),
+        claude_record("assistant", "Connected; the config is in place.", 4, "cc-ask"),
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _ok("ingest", str(transcript), "--mode", "raw")
+    shown = _ok("sessions", "show", "cc-ask")
+    assert "[REDACTED:password]" in shown and "user: app" in shown
+    assert asked not in shown and pasted not in shown
+    assert _files_holding(home, asked) == [] and _files_holding(home, pasted) == []
+
+
 def test_a_resumed_forgotten_session_s_start_marks_nothing_pending(
     home: Path, tmp_path: Path
 ) -> None:
@@ -647,3 +673,51 @@ def test_a_hook_s_missed_record_names_a_forgotten_session_by_its_kept_id(home: P
     _ok("sessions", "forget", session, "--yes")
     assert _files_holding(home, session) == []
     assert "no transcript of session 'keyed-" in _ok("doctor")
+
+
+def _slack_export(root: Path, users: list[tuple[str, str]]) -> None:
+    """A workspace export unpacked: one channel, a message from each user (id, name)."""
+    (root / "general").mkdir(parents=True)
+    (root / "users.json").write_text(
+        json.dumps([{"id": uid, "name": uid.lower(), "real_name": name} for uid, name in users])
+    )
+    (root / "channels.json").write_text(json.dumps([{"id": "C1", "name": "general"}]))
+    said = [
+        {"type": "message", "user": uid, "text": f"Lunch at {n}?", "ts": f"17039808{n:02}.0001"}
+        for n, (uid, _) in enumerate(users, 1)
+    ]
+    (root / "general" / "2023-12-31.json").write_text(json.dumps(said))
+
+
+def test_a_chat_s_speaker_name_leaves_with_a_redact_a_rescrub_and_a_forget(
+    home: Path, tmp_path: Path
+) -> None:
+    """An import keeps who said each message twice: in its text ("Name: ...") and in
+    ``messages.speaker`` (m035), which `sessions show` and recall print. A redact and the
+    rescrub rewrote the text alone, so the name stayed in the database and on the page."""
+    token, name, other = (
+        "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C",
+        "Quokka Marmaladeson",
+        "Wombat",
+    )
+    _slack_export(tmp_path / "export", [("U1", token), ("U2", name), ("U3", other)])
+    _ok("import", str(tmp_path / "export"))
+    assert _files_holding(home, token) == []  # the import scrubs a name as it scrubs a text
+    with Database.open(home / "memctl.db") as db:
+        session = str(db.value("SELECT session_id FROM messages WHERE speaker = ?", (name,)))
+
+    _ok("redact", name)
+    assert _files_holding(home, name) == [] and _files_holding(home, "marmaladeson") == []
+    assert name not in _ok("sessions", "show", session)
+
+    with Database.open(home / "memctl.db") as db:  # a name an older filter kept
+        db.execute("UPDATE messages SET speaker = ? WHERE speaker = ?", (token, other))
+        db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    assert _files_holding(home, token)
+    report = json.loads(_ok("maintain", "--only", "rescrub", "--json"))
+    assert report["tasks"][0]["counts"]["speakers"] == 1
+    assert _files_holding(home, token) == []
+    assert "[REDACTED:github-token] (user)" in _ok("sessions", "show", session)
+
+    _ok("sessions", "forget", session, "--yes")
+    assert _files_holding(home, "Lunch at") == [] and _files_holding(home, "[REDACTED:") == []

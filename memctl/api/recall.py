@@ -14,6 +14,7 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.privacy import PRIVATE_ONLY as PRIVATE_ONLY  # the refusal's reason
 from memctl.memories.privacy import asked_query as asked_query  # MCP's echo of a query
+from memctl.memories.privacy import kept_path
 from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
@@ -27,6 +28,7 @@ from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.store import scopes
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
+from memctl.store.message_search import message_speaker as message_speaker  # who said it
 from memctl.store.projects import scope_known
 from memctl.store.sync import foreign_hosts
 
@@ -102,6 +104,7 @@ def warm(settings: Settings) -> None:
     import memctl.ingest.message_vectors  # noqa: F401 - how a row's answering part is cut
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.call_vectors  # noqa: F401 - a message row's turn call, looked up
+    import memctl.store.message_bm25  # noqa: F401 - the messages' BM25, from their lengths
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded
@@ -340,7 +343,9 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     scope = resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     if request.scope in (None, "project"):
-        title = project_root(ctx.settings.cwd).name
+        # the folder's name goes to the assistant's model with the block: a folder named
+        # after a token is shown as its session keeps it (``kept_path``)
+        title = kept_path(project_root(ctx.settings.cwd).name)
     else:  # a project named by hand: as a person reads it, not its scope's hash
         title = labels(ctx, [scope])[scope]
     compact = ctx.settings.context_compact if request.compact is None else request.compact

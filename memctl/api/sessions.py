@@ -18,6 +18,7 @@ from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
 from memctl.memories import operations
+from memctl.memories.lines import unsaid
 from memctl.memories.privacy import PRIVATE_ONLY, asked_query, no_session, quoted_ref
 from memctl.memories.provenance import ASSISTANT_SOURCE
 from memctl.memories.timeparse import parse_since
@@ -260,13 +261,15 @@ def one_line(text: str, width: int = LINE_WIDTH) -> str:
 
 
 def render_message(message: Message, marked: bool = False) -> list[str]:
-    """A message as lines: ``[n] role`` then its text, indented; a tool note on one line;
-    a sub-agent's message inside its thread (``│``)."""
+    """A message as lines: ``[n] role`` (``[n] Tim (user)`` when its speaker is named) then
+    its text, indented; a tool note on one line; a sub-agent's message inside its thread
+    (``│``)."""
     mark = ">" if marked else " "
-    text = message.content
+    text = unsaid(message.speaker, message.content)  # its speaker is named above it
     thread = text.startswith(SUBAGENT)
     text = text.removeprefix(SUBAGENT)
     who = f"sub-agent {message.role}" if thread else str(message.role)
+    who = f"{message.speaker} ({who})" if message.speaker else who
     bar = "│ " if thread else ""
     if str(message.role) == "tool":
         return [f"{mark}[{message.seq}] {bar}{who}: {one_line(text)}"]

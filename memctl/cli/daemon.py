@@ -63,7 +63,12 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     running = "pid" in answer
     loading = None if running else resident.loading(home)
     if as_json:
-        print_json({"running": running, "home": str(home), "loading": loading, **answer})
+        # the process's own "running" counts its requests in progress: it would hide the
+        # answer's (a walk read "running": 0 from one that ran)
+        requests = {"requests_running": answer.pop("running", 0)} if running else {}
+        print_json(
+            {**answer, "running": running, "home": str(home), "loading": loading, **requests}
+        )
     elif loading is not None:
         typer.echo(f"starting: process {loading} is loading the model")
     elif running:

@@ -96,8 +96,9 @@ def import_(
     tags_alias: TagsAlias = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories) and
-    memory exports (mem0, memctl JSONL and sync YAML) as memories."""
+    """Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories,
+    WhatsApp, Slack, "Name: text" transcripts) and memory exports (mem0, memctl JSONL and sync
+    YAML) as memories."""
     context = open_context(ctx)
     request = api.ImportRequest(
         tuple(path),
@@ -137,6 +138,9 @@ def import_(
 
 # Columns beside the file name: status, new, merged, skipped, and the padding between.
 IMPORT_FIXED_WIDTH = 46
+# A dry run reads each file against the store as it is: what an earlier file of the same
+# import would have written is not there to merge with or skip
+DRY_RUN_FILES = "(each file against the store as it is now: a fact two files share counts in each)"
 
 
 def _show_import(report: ImportReport) -> None:
@@ -175,3 +179,5 @@ def _show_import(report: ImportReport) -> None:
         f"{counted(len(report.failed), 'file')} failed"
         + (f"; {report.unchanged}" if report.unchanged else "")
     )
+    if report.dry_run and len(report.files) > 1:  # the walk's 16 would-be were 14 imported
+        console.print(DRY_RUN_FILES)

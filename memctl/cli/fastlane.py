@@ -252,7 +252,7 @@ def remember_text(
     JSON; a text already stored says so (the fast lane's and the Typer command's body)."""
     from memctl.api.memory import MAX_CONTENT_CHARS, RememberRequest
     from memctl.api.memory import remember as api_remember
-    from memctl.cli.render import print_json, warn
+    from memctl.cli.render import one_line, print_json, warn
 
     text = text_argument(text, "memory text", MAX_CONTENT_CHARS)
     found = api_remember(ctx, RememberRequest(text, category, tuple(tags or ()), importance, scope))
@@ -264,7 +264,8 @@ def remember_text(
             "[REDACTED] instead"
         )
     for old in found.replaced:
-        warn(f"replaces {old.id} (now superseded): {old.content[:80]}")
+        said = one_line(old.content, 80)
+        warn(f"replaces {old.id} (now superseded; `memctl undo` brings it back): {said}")
     if as_json:
         replaced = [old.id for old in found.replaced]
         print_json({**found.memory.to_dict(), "existing": found.existing, "replaced": replaced})

@@ -15,6 +15,8 @@ from memctl.integrations import setup
 from memctl.integrations.hooks_state import SLOW_MS
 
 app = new_typer()
+# What `uninstall` says when no assistant file, launcher or completion of memctl's is left
+NOTHING_INSTALLED = "no file of memctl's left to put back (nothing installed)"
 
 ToolOption = Annotated[
     list[str] | None,
@@ -200,7 +202,8 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
             console.print(problem)
 
 
-def show_removal(removal: setup.Removal, as_json: bool) -> None:
+def show_removal(removal: setup.Removal, as_json: bool, nothing: str = "nothing to undo") -> None:
+    """What a removal put back, or ``nothing`` when it found nothing of memctl's."""
     undone = removal.undone
     cleaned = removal.cleaned
     if as_json:
@@ -223,7 +226,7 @@ def show_removal(removal: setup.Removal, as_json: bool) -> None:
     for note in removal.notes:
         say(note)
     if not (undone.restored or undone.removed or cleaned):
-        say("nothing to undo")
+        say(nothing)
 
 
 @app.command()
@@ -252,7 +255,8 @@ def uninstall(
     names = tuple(tool or ())
     hooks = setup.uninstall("install", names, place, run, home, force)
     rest = setup.uninstall("init", names, place, run, home, force)
-    show_removal(setup.combine(hooks, rest), as_json and not purge)
+    # after an uninstall, "nothing to undo" opened a purge's lines as if it undid nothing
+    show_removal(setup.combine(hooks, rest), as_json and not purge, NOTHING_INSTALLED)
     if purge:
         from memctl.integrations.purge import purge as remove_all
 

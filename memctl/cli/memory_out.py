@@ -46,7 +46,12 @@ def show_list(context: Context, filters: Filters, limit: int | None, sort: str, 
             console.print(f"no project or scope is named {unknown!r}: `memctl projects` lists them")
     earlier = api.stored_earlier(context, filters) if fmt == "table" else 0
     if earlier:
-        console.print(f"{earlier:,} more stored since then date from earlier (--stored lists them)")
+        count = (
+            f"{earlier:,} memory stored since then is"
+            if earlier == 1
+            else (f"{earlier:,} memories stored since then are")
+        )
+        console.print(f"{count} dated earlier (an older session or file): --stored lists them")
 
 
 def show_memory(context: Context, memory_id: str, as_json: bool) -> None:

@@ -15,6 +15,7 @@ from memctl.api.recall import (
     explain,
     host_fields,
     is_message_id,
+    message_speaker,
 )
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
@@ -53,7 +54,7 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
         else:
             out.console.print(
                 out.fit(
-                    f"{report.memory_id[:8]}: {report.reason}"
+                    f"{short_id(report.memory_id)}: {report.reason}"
                     + ("" if report.recalled else f" (stage: {report.stage})")
                 ),
                 soft_wrap=True,
@@ -227,11 +228,20 @@ def results_table(
     summaries = [
         host_mark(hosts.get(i.memory.id))
         + replaced_mark(i)
+        + speaker_mark(i)
         + excerpt(i.memory.summary, i.memory.content, query, LINE)
         + answering_mark(i)
         for i in items
     ]
     return headers, rows, summaries
+
+
+def speaker_mark(item: Recalled) -> str:
+    """Who said a session message, when its capture named them and its text does not open
+    with them (an import's chat message does: ``Tim: ...``)."""
+    speaker = message_speaker(item.memory) if item.is_message else ""
+    said = f"{speaker}: " if speaker else ""
+    return "" if item.memory.content.startswith(said) else said
 
 
 def answering_mark(item: Recalled) -> str:

@@ -34,6 +34,7 @@ from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.run import Run
+from memctl.memories.lines import kept_speaker, said_line
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Role
@@ -143,7 +144,8 @@ def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
                 # the title is the export's text: a secret or private text in it stays out
                 named = safe_line(conversation.id or conversation.title, ANCHOR_CHARS)
                 anchor = f"{named}/{n}"
-                content = text.strip()
+                # who said it, as a chat between people reads: "Tim: ..." (facts name them)
+                content = said_line(kept_speaker(message.speaker), text.strip())
                 pasted = pasted_by_user(message.role, content)
                 yield Passage(
                     content, message.role, plan.source(anchor), message.created_at, pasted

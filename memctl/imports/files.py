@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
-from memctl.errors import UsageError
+from memctl.errors import InputError, UsageError
 from memctl.ingest.source import Input
 
 STDIN = "-"
@@ -189,7 +189,10 @@ def _targets(argument: str, stdin: Any) -> Iterator[Target]:
         yield Target("standard input", spool=spool(stdin))
         return
     path = Path(argument).expanduser()
-    if path.is_dir():
+    bundled = _slack(argument, path)
+    if bundled is not None:
+        yield bundled
+    elif path.is_dir():
         yield from (_found(p) for p in _walk(path))
     elif path.is_file():
         yield Target(argument, path)
@@ -203,6 +206,21 @@ def _targets(argument: str, stdin: Any) -> Iterator[Target]:
             )
     else:
         yield Target(argument, problem=f"no such file or directory: {argument}")
+
+
+def _slack(argument: str, path: Path) -> Target | None:
+    """A Slack export (its zip, the folder it unpacks to, or a channel's folder) as one
+    target: read here into the JSON lines the ``slack`` format reads; a malformed one is
+    a target with its problem."""
+    if not (path.is_dir() or (path.is_file() and path.suffix.lower() == ".zip")):
+        return None
+    from memctl.imports.formats import slack  # the formats: only once a folder or zip is named
+
+    try:
+        copy = slack.bundle(path, argument)
+    except (InputError, OSError) as error:
+        return Target(argument, path, problem=str(error))
+    return None if copy is None else Target(argument, path, spool=copy)
 
 
 def expand(arguments: list[str], stdin: Any = None) -> list[Target]:

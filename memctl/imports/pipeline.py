@@ -80,6 +80,9 @@ READING = "reading bytes"
 EMBEDDING = "embedding facts"
 WRITING = "writing facts"
 IMPORTING = "importing memories"  # memctl's own formats: embedded and written together
+# A file the extraction found no fact in (the rules keep few from plain notes): its text is
+# stored all the same, as a session of its own
+NO_FACTS = "no fact in it to keep as a memory; its text is kept: `sessions grep` and recall find it"
 
 StageProgress = Callable[[str, int, int], None]
 
@@ -314,6 +317,8 @@ class _Importer:
             decisions += decided
         record_decisions(run, decisions)
         job.file.tally(decisions, run)
+        if not run.record.facts:  # "0 0 0" said nothing of why, nor that the text is kept
+            job.file.why = f"{job.file.why}; {NO_FACTS}" if job.file.why else NO_FACTS
         job.file.llm_note = run.llm_note
         job.file.status = DRY_RUN if run.dry_run else IMPORTED
         if job.record is not None:

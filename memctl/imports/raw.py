@@ -6,7 +6,8 @@ if distilling fails, and its text is searchable like any transcript:
 - a document: its text in pieces of at most 8 KiB cut between lines, in
   order (joined, they are the file as read, after privacy);
 - a chat export: for each conversation a system message naming it, then
-  its messages with their roles and times;
+  its messages with their roles, times and (where the export names them) speakers, a
+  named speaker's message stored as ``Name: text`` (``memories.lines.said_line``);
 - another tool's memories: one message each.
 
 Privacy comes first, as on ingest's fast path: ``<private>`` blocks and
@@ -23,6 +24,7 @@ from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
 from memctl.ingest.entities import known_word
+from memctl.memories.lines import kept_speaker, said_line
 from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import IMPORTED, Message, Role, Session, now_iso
@@ -55,10 +57,12 @@ def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -
         save_session(db, session)  # before its messages, which refer to it
         batch: list[Message] = []
         size = 0
-        for role, text, created in _messages(plan, reading, found):
+        for role, text, created, speaker in _messages(plan, reading, found):
             session.message_count += 1
             seq = session.message_count
-            batch.append(Message(role, text, created or now_iso(), session.id, seq))
+            batch.append(
+                Message(role, text, created or now_iso(), session.id, seq, speaker=speaker)
+            )
             size += len(text)
             if size >= INSERT_CHARS:
                 insert_messages(db, batch)
@@ -82,27 +86,30 @@ def _here(ctx: Context, scope: str) -> str:
 
 def _messages(
     plan: Plan, reading: Reading, found: Redactions
-) -> Iterator[tuple[Role, str, str | None]]:
+) -> Iterator[tuple[Role, str, str | None, str]]:
+    """(role, text, time, speaker) of each message to store."""
     kind, module = plan.survey.kind, plan.survey.format
     if kind == Kind.TEXT:
         for piece in scrub_stream(module.read(reading).pieces, found):
-            yield Role.USER, piece, None
+            yield Role.USER, piece, None, ""
     elif kind == Kind.CHAT:
         for conversation in module.conversations(reading):
             named = safe_line(f"conversation: {conversation.title} ({conversation.id})")
             # dated as the conversation began (undated, a recall showed it "now", beside
             # its messages a year old)
             began = next((m.created_at for m in conversation.messages if m.created_at), None)
-            yield Role.SYSTEM, named, began
+            yield Role.SYSTEM, named, began, ""
             said = ((m.content, m) for m in conversation.messages)
             for text, message in scrub_messages(said, found, known=known_word):
                 if not nothing_left(text):
-                    yield message.role, text.strip(), message.created_at
+                    said_by = kept_speaker(message.speaker)
+                    line = said_line(said_by, text.strip())
+                    yield message.role, line, message.created_at, said_by
     else:
         for record in module.records(reading):
             text = _clean(record.content, found)
             if text:
-                yield Role.USER, text, record.created_at
+                yield Role.USER, text, record.created_at, ""
 
 
 def _clean(text: str, found: Redactions) -> str:

@@ -28,10 +28,13 @@ def one_run(runs: list[RunRecord]) -> RunRecord:
     counts: Counter[str] = Counter()
     for run in runs:
         counts.update(run.counts)
+    counts = +counts  # a count no file of the batch made ("0 skipped") is not one
     statuses = {run.status for run in runs}
     status = next((s for s in STATUS_ORDER if s in statuses), head.status)
     finished = [run.finished_at for run in runs]
-    notes = [f"one {head.kind} of {len(runs)} files"] + [n for run in runs for n in run.notes]
+    # each note once: files that fell back to the rules each say why, in the same words
+    said = dict.fromkeys(n for run in runs for n in run.notes)
+    notes = [f"one {head.kind} of {len(runs)} files", *said]
     return replace(
         head,
         status=status,

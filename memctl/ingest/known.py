@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from memctl.ingest.parse.common import Parsed
+from memctl.memories.lines import kept_speaker
 from memctl.model import (
     KEYED,
     Message,
@@ -81,6 +82,7 @@ def new_messages(
     batch: list[Message] = []
     for item in parsed:
         message = Message(item.role, item.content, item.created_at or now_iso())
+        message.speaker = kept_speaker(item.speaker)
         if known.seen(message):
             continue
         session.message_count += 1

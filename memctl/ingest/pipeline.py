@@ -85,7 +85,14 @@ def privacy(run: Run, messages: list[Message]) -> list[Message]:
         if text != message.content:
             trace.notes.append(f"message {message.seq}: redacted again")
         clean.append(
-            Message(message.role, text, message.created_at, message.session_id, message.seq)
+            Message(
+                message.role,
+                text,
+                message.created_at,
+                message.session_id,
+                message.seq,
+                speaker=message.speaker,
+            )
         )
     trace.kept = len(clean)
     return clean

@@ -373,4 +373,7 @@ def replaces(fact: str, memory: str) -> bool:
         return True
     if new is None or new[0] != old[0] or new[0] == PREFER:
         return False
-    return new[1] != old[1] and not extends(new[1], old[1])
+    # the same value with more detail, or with less: the memory's value starts with the
+    # fact's ("make release from main" and a memory "make release from main. We deploy
+    # Tidepool with `make release`..."): it says what the memory says, not another value
+    return new[1] != old[1] and not extends(new[1], old[1]) and not extends(old[1], new[1])

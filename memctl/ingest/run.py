@@ -168,10 +168,11 @@ def holder_gone(claimed_by: str | None, host: str) -> bool:
     name, colon, pid = where.rpartition(":")
     if not at or not colon or name != host or not pid.isdigit():
         return False
-    return not _alive(int(pid))
+    return not alive(int(pid))
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not; another user's may)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -51,7 +51,7 @@ def _kept(scrubbed: Iterator[tuple[str, Parsed]], report: CaptureReport) -> Iter
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue
-        yield Parsed(parsed.role, text.strip(), parsed.created_at)
+        yield Parsed(parsed.role, text.strip(), parsed.created_at, parsed.speaker)
 
 
 def followed_before(db: Database, key: bytes | None, session_id: str) -> Followed | None:

@@ -26,11 +26,17 @@ def targets(home: Path) -> list[Path]:
 def stop_resident(home: Path) -> bool:
     """Tell the resident process of ``home`` to stop and wait until it no longer answers;
     whether one was running."""
+    from memctl.ingest.run import alive
     from memctl.integrations import resident
 
-    if resident.tell(home, "stop") is None:
-        return False
     deadline = time.monotonic() + STOP_WAIT_SECONDS
+    if resident.tell(home, "stop") is None:
+        # one still starting (a recall just launched it) would make the data directory
+        # again as it takes its lock: it is ended, and gone, before anything is removed
+        pid = resident.stop_starting(home)
+        while pid is not None and time.monotonic() < deadline and alive(pid):
+            time.sleep(0.05)
+        return pid is not None
     while time.monotonic() < deadline and resident.tell(home, "status") is not None:
         time.sleep(0.1)
     return True

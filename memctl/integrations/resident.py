@@ -503,16 +503,40 @@ def loading(home: Path) -> int | None:
     return pid
 
 
+def launched(home: Path) -> int | None:
+    """The id of a process of this user's that ``start`` launched for ``home`` (its command
+    line says so, in /proc) and that has not taken the lock yet, or None: a `daemon stop`
+    right after the recall that launched it met Python still starting (1 in 3 in a walk)."""
+    argv = [b"-m", b"memctl.cli.resident", b"--home", os.path.realpath(home).encode()]
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc here
+        return None
+    for name in names:
+        entry = os.path.join("/proc", name)
+        try:
+            if os.stat(entry).st_uid != os.getuid() or int(name) == os.getpid():
+                continue
+            with open(os.path.join(entry, "cmdline"), "rb") as cmdline:
+                words = cmdline.read().split(b"\0")
+        except OSError:  # it went meanwhile
+            continue
+        if words[1:-1] == argv:  # the command line ends in a NUL
+            return int(name)
+    return None
+
+
 def stop_starting(home: Path) -> int | None:
-    """End the resident process of ``home`` that is still loading the model: its id, or
-    None. A recall starts one detached, so a `memctl daemon stop` right after met it."""
+    """End the resident process of ``home`` that is still loading the model, or still
+    starting Python: its id, or None. A recall starts one detached, so a `memctl daemon
+    stop` right after met it."""
     import signal
 
-    pid = loading(home)
+    pid = loading(home) or launched(home)
     if pid is None:
         return None
     try:
-        os.kill(pid, signal.SIGTERM)  # its handler exits through its clean-up
+        os.kill(pid, signal.SIGTERM)  # its handler (or, before it has one, SIGTERM) ends it
     except OSError:
         return None
     return pid

@@ -28,10 +28,12 @@ from memctl.store.sync import TEXT_WITHDRAWN, files_of
 from memctl.store.touches import apply_spooled
 from memctl.store.writes import Writer
 
-# The columns a forget and ``redact`` also rewrite: the messages, titles, tags, sources (a
-# transcript's path) and directories of every session, and the paths of imported files.
+# The columns a forget and ``redact`` also rewrite: the messages (their texts and speakers),
+# titles, tags, sources (a transcript's path) and directories of every session, and the
+# paths of imported files.
 EVERY_SESSION = (
     "messages.content",
+    "messages.speaker",
     "sessions.title",
     "sessions.tags",
     "sessions.source",

@@ -58,6 +58,7 @@ from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.one_off import REPLY, one_off, task_note
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
+from memctl.memories.statements import normalised, replaced
 from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
 from memctl.retrieve.query import STOPWORDS, cjk_count
 from memctl.retrieve.stages.mmr import words
@@ -94,6 +95,10 @@ STACK_SOURCES = 3  # memories cited for a stack line
 # of code (ingest/entities.py).
 CODE_KINDS = ("file", "command", "repository")
 STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
+# What a preference chose against: "I prefer helix over vim" (``passed_over``)
+PREFERRED_OVER = lazy(r"\bprefers? .+? over (.+?)(?:\s*[,.;!]|$)", re.I)
+# Words that end the thing chosen against and start what it was for (reconcile_rules' CLAUSE)
+CLAUSE_WORDS = frozenset("for in on with when while because since as to these now".split())
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 # The order lines are kept in when two say the same thing: focus (what was asked) last.
@@ -200,13 +205,48 @@ def _stack(
     lists (YouTube, Sentry) only where a memory names it beside code (a file, a command, a
     repository), citing those memories: "I watched it on YouTube" is no stack."""
     found = stack_mentions(db, scopes, STACK_KINDS, PER_SECTION * STACK_CANDIDATES, CODE_KINDS)
+    texts = {
+        m.id: m.content for m in get_memories(db, [i for _, ids, _ in found for i in ids]).values()
+    }
     lines = []
     for name, ids, coded in found:
-        cited = coded if brand_only(name) else ids
+        cited = [
+            i
+            for i in (coded if brand_only(name) else ids)
+            if not passed_over(name, texts.get(i, ""))
+        ]
         if cited:
             lines.append(_line("stack", name, cited[:STACK_SOURCES], at, scope))
     lines.sort(key=lambda x: _everywhere(x.text, spread) and scope != GLOBAL_SCOPE)
     return lines[:PER_SECTION]
+
+
+def passed_over(name: str, text: str) -> bool:
+    """The memory names ``name`` (or an alias of it) only as what it chose against: "I
+    prefer helix over vim", "SQLite instead of Postgres", "switched from yarn to pnpm" (the
+    walk's profile said "stack: Vim" for the helix user, at every session start)."""
+    chosen = PREFERRED_OVER.search(text)
+    rejected = [*_clause(replaced(text) or ""), *_clause(chosen.group(1) if chosen else "")]
+    spellings = {name.lower(), *(a for a, n in ALIASES.items() if n == name)}
+    found = [s for s in spellings if re.search(rf"(?<!\w){re.escape(s)}(?!\w)", text, re.I)]
+    named = sum(len(re.findall(rf"(?<!\w){re.escape(s)}(?!\w)", text, re.I)) for s in found)
+    return named == 1 and _within(normalised(found[0]).split(), rejected)
+
+
+def _clause(said: str) -> list[str]:
+    """The words of what was chosen against, up to what it was for: "postgres" of
+    "Postgres for the edge cache", "black" of "black for Python"."""
+    kept = []
+    for word in normalised(said).split():
+        if word in CLAUSE_WORDS:
+            break
+        kept.append(word)
+    return kept
+
+
+def _within(said: list[str], words_: list[str]) -> bool:
+    """Whether ``said`` occurs in ``words_`` as a run of words."""
+    return any(words_[i : i + len(said)] == said for i in range(len(words_)))
 
 
 def _everywhere(name: str, spread: tuple[dict[str, int], int]) -> bool:

@@ -1,9 +1,9 @@
 """Redaction: one leaked value replaced by ``[REDACTED]`` everywhere memctl keeps text
-(``memctl redact``): every session's messages, titles, tags, sources and directories,
-memories (their texts, embedded again, their tags and source), imported files' paths, the
-event log, runs, jobs, backups, the spool and memctl's logs (``maintain.everywhere``); a
-memory whose text changed gets its new file saying so at the next sync, and the machines
-that pull it take the old text out too (``redact_pulled``).
+(``memctl redact``): every session's messages (and who said them), titles, tags, sources
+and directories, memories (their texts, embedded again, their tags and source), imported
+files' paths, the event log, runs, jobs, backups, the spool and memctl's logs
+(``maintain.everywhere``); a memory whose text changed gets its new file saying so at the
+next sync, and the machines that pull it take the old text out too (``redact_pulled``).
 """
 
 from __future__ import annotations

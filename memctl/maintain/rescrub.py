@@ -4,9 +4,9 @@ A detector added in a later memctl (a password given on a command line, a creden
 an IDE copied in) finds nothing in what an older one stored: the password stays in the
 messages, the memories and digests distilled from them, their full-text and vector indexes,
 the event log, the backups and the sync repository. This task scrubs every stored message
-(each session's as one conversation, as capture does: ``memories.scrubber``), every
-session's title, directory and source, and every memory's texts, source and tags, and
-rewrites what changed in place, in one transaction:
+(each session's as one conversation, as capture does: ``memories.scrubber``), every name
+a message is said by, every session's title, directory and source, and every memory's
+texts, source and tags, and rewrites what changed in place, in one transaction:
 
 - a message gets its new text and the new text's digest (a capture of its transcript finds
   it stored); its full-text row follows (triggers) and its vectors go (m018, m033), so the
@@ -55,6 +55,7 @@ from memctl.maintain.spawn import LOG_DIR
 from memctl.memories import privacy, scrubber
 from memctl.memories.filter_digest import behaviour_digest
 from memctl.memories.followed import digests
+from memctl.memories.lines import kept_speaker
 from memctl.memories.privacy import (
     REDACTED,
     Redactions,
@@ -75,6 +76,8 @@ from memctl.store.rescrub import (
     drop_quoting,
     graph_texts,
     memory_ids,
+    message_speakers,
+    rename_speakers,
     rewrite_messages,
     session_texts,
     sessions_messages,
@@ -116,6 +119,7 @@ class Found:
 
     messages: list[tuple[int, str, str, str]] = field(default_factory=list)  # rowid, role,
     # old text, new text
+    speakers: dict[str, str] = field(default_factory=dict)  # a message's speaker -> new name
     sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # id -> new texts
     memories: dict[str, Counter[str]] = field(default_factory=dict)  # id -> kinds hidden
     values: dict[str, str] = field(default_factory=dict)  # value hidden -> its kind
@@ -129,7 +133,7 @@ class Found:
     graph: dict[str, set[int]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.messages or self.sessions or self.memories or self.graph)
+        return bool(self.messages or self.speakers or self.sessions or self.memories or self.graph)
 
     def take(self, found: Redactions, values: dict[str, str]) -> None:
         self.kinds.update(found.secrets)
@@ -179,7 +183,9 @@ def _session_messages(
     scrub: Scrubber[MessageRow] = Scrubber(redactions, MESSAGE_JOINS, known=_known_word)
     pushed = (part for row in rows for part in scrub.push(row[2], row))
     for text, (rowid, role, old) in [*pushed, *scrub.close()]:
-        if text.strip() != old:
+        # what the filter hides, not the whitespace around it: an import keeps a document's
+        # last line break, and a new store's first maintain said "6 messages" rescrubbed
+        if text.strip() != old.strip():
             found.messages.append((rowid, role, old, text.strip()))
     if redactions.secret_count or redactions.private_blocks:
         found.take(redactions, scrub.hidden_values)
@@ -228,6 +234,16 @@ def found_in(db: Database, clean: Set[bytes] = frozenset()) -> Found:
     found = Found()
     for session_id, rows in sessions_messages(db):
         _session_messages(session_id, rows, found, clean)
+    for name in message_speakers(db):  # kept as capture and import keep a name
+        read = texts_digest([f"speaker={name}"])
+        if read in clean:
+            continue
+        kept = kept_speaker(name)
+        if kept != name:
+            found.speakers[name] = kept
+            found.take(*scrubbed(name)[1:])
+        else:
+            found.clean.add(read)
     for session_id, texts in session_texts(db):
         read = texts_digest([f"{n}={t}" for n, t in texts.items()])
         if read in clean:
@@ -281,6 +297,7 @@ def _rewrite(
     the sessions' texts, each of ``memories`` scrubbed again as it is now (embedded again);
     then the values and the memories' old texts replaced where else they are quoted."""
     rewrite_messages(db, found.messages)
+    rename_speakers(db, found.speakers)
     drop_graph_rows(db, found.graph)  # derived rows holding a secret go, as erase_derived
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
@@ -333,6 +350,7 @@ def _counted(report: TaskReport, found: Found) -> None:
     report.counts.update(
         {
             "messages": len(found.messages),
+            **({"speakers": len(found.speakers)} if found.speakers else {}),
             "sessions": len(found.sessions),
             "memories": len(found.memories),
             **({"graph": sum(map(len, found.graph.values()))} if found.graph else {}),

@@ -81,6 +81,27 @@ _PROSE = r"[ \t]+(?:is|was|=|:|：)[ \t]+(?:now[ \t]+)?"
 # password, passwd, pwd, passphrase, passcode), not `pin` ("the pin on the board is red")
 _FOR_WHAT = r"(?:(?<=(?i:ord|swd|pwd|ase|ode))[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@/-]+){1,3}?)?"
 
+# A value alone on the line after the one naming it: a YAML key with its value on the
+# next line (``password:`` / ``  Birch3Cedar7Ash``), "my password is" and the value under
+# it, a question answered with the value alone ("What is the staging db password?" and
+# the reply; across two messages through the scrubber's seam). The value is the line's one
+# word, not a key of its own (``password:`` / ``  from: vault`` holds a space,
+# ``  nested:`` ends in a colon).
+_ALONE = (
+    rf"[ \t]*\r?\n[ \t]*(?:{_QUOTED}|{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}}(?<!:)))"
+    r"[ \t]*(?=\r?\n|\Z)"
+)
+# the line naming it ends at its label: an assignment or "is" (the value as it comes)
+_LABEL_ENDS = rf"{_NAME_TAIL}(?:{_ASSIGN}|{_FOR_WHAT}[ \t]+(?:is|was)(?:[ \t]+now)?)"
+# or asks for it (a question, or a prompt's "for ...:" as ssh-keygen's "Enter passphrase
+# for key ...:"): only a value that looks made is taken then ("Which token limit applies?"
+# answered "4096" is a count)
+_LABEL_ASKS = rf"{_NAME_TAIL}(?![A-Za-z])(?:[^\n?]{{0,60}}\?|{_FOR_WHAT}[ \t]*[:：])"
+_ASKED_WORD = _NAME_START + r"(?i:password|passwd|passphrase|passcode)"
+# What ends every line those detectors start on (``_ASSIGN``, "is", a question): they run
+# only on such a line holding an anchor, with the line after it.
+LABEL_LINE_ENDS = (":", "=", ">", "@", "?", "：", "＝", " is", " was", " now")
+
 # Values a label is often followed by that are not secrets: types, references, prose.
 NOT_VALUES = frozenset(
     """none null nil true false undefined str string bytes int optional required secret
@@ -90,6 +111,23 @@ NOT_VALUES = frozenset(
     from if then this that it be when via as see redacted yes no on off enabled disabled
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
+# A passphrase of words after its label (``horse battery staple``): the lower-case words
+# after a value to the line's end, none of them prose (``NOT_VALUES``), one or more after
+# a value that is a word itself, two or more after any other (an env's made value keeps
+# the command after it). So the rest an older memctl left beside a first word's mark is
+# found again (two words or more), and a text scrubbed today is scrubbed the same a second
+# time: a mark tells nothing of the value it hides.
+_PHRASE_WORD = r"[a-z]{3,12}"
+_WORD = lazy(_PHRASE_WORD)
+_LINE_END = r"[ \t]*(?=\r?\n|\Z)"
+_WORDS_TO_END = lazy(rf"(?:[ \t]+{_PHRASE_WORD}){{1,5}}{_LINE_END}")
+_TWO_WORDS_TO_END = rf"{_PHRASE_WORD}(?:[ \t]+{_PHRASE_WORD}){{1,4}}{_LINE_END}"
+
+
+def _no_prose(words: str) -> bool:
+    return not any(word in NOT_VALUES for word in words.split())
+
+
 # An attribute path's part is a name: letters, digits at its end, words joined by
 # underscores (``settings.db_password``, ``self.token_v2``, ``hashlib.sha256``), where a
 # made value mixes them (kubeadm's ``kubeadmtoken.q7w8e9r0t1y2u3i4``, s27-leak's miss)
@@ -142,6 +180,18 @@ def _option_value(value: str) -> bool:
         and not value.startswith("-")
         and not FILE_VALUE.search(value.rstrip(VALUE_END))
     )
+
+
+def _alone(check: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``check`` for a value alone on its line: a link or a file's path there is what the
+    line above points to (a reset page's link under "Reset your password"), not the secret."""
+    return lambda value: check(value) and "://" not in value and not FILE_VALUE.search(value)
+
+
+def _answer(value: str) -> bool:
+    """A value answering a question that names a password or a key: it looks made, and is
+    not hex alone (a commit's short hash answers "what SHA-shaped tokens ...?")."""
+    return _secretish(value) and not _HEX.fullmatch(value.rstrip(VALUE_END))
 
 
 def _reference(value: str) -> bool:
@@ -273,6 +323,11 @@ class Detector:
     narrow: Callable[[str], Cut] | None = None
     # a match is kept only when this is found earlier on its line (its command)
     only_after: re.Pattern[str] | None = None
+    # the value stands on the line after its anchor's: only a line holding an anchor and
+    # ending as a label does is scanned, with the next one (``_label_lines``)
+    next_line: bool = False
+    # a value runs on over the words ending its line (``_phrase_end``)
+    phrase: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -291,6 +346,8 @@ def _d(
     unless_before: re.Pattern[str] | None = None,
     narrow: Callable[[str], Cut] | None = None,
     only_after: re.Pattern[str] | None = None,
+    next_line: bool = False,
+    phrase: bool = False,
 ) -> Detector:
     return Detector(
         kind,
@@ -302,6 +359,8 @@ def _d(
         unless_before,
         narrow,
         only_after,
+        next_line,
+        phrase,
     )
 
 
@@ -813,6 +872,16 @@ DETECTORS: tuple[Detector, ...] = (
         _PASSWORD_ANCHORS,
         rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}(?:{_QUOTED}|{_BARE})",
         _any_value,
+        phrase=True,
+    ),
+    # the rest of such a passphrase a memctl older than this stored beside the first word's
+    # mark (the rescrub finds it)
+    _d(
+        "password",
+        _PASSWORD_ANCHORS,
+        rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}\[REDACTED:password\][ \t]+"
+        rf"(?P<v>{_TWO_WORDS_TO_END})",
+        _no_prose,
     ),
     _d(
         "password",
@@ -827,6 +896,28 @@ DETECTORS: tuple[Detector, ...] = (
         _keyish,
     ),
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
+    _d(
+        "password",
+        _PASSWORD_ANCHORS,
+        _PASSWORD_WORD + _LABEL_ENDS + _ALONE,
+        _alone(_any_value),
+        next_line=True,
+    ),
+    _d("password", "pass", _ASKED_WORD + _LABEL_ASKS + _ALONE, _alone(_answer), next_line=True),
+    _d(
+        "secret",
+        "secret token key credential",
+        _KEY_WORD + _LABEL_ENDS + _ALONE,
+        _alone(_keyish),
+        next_line=True,
+    ),
+    _d(
+        "secret",
+        "secret token key credential",
+        _KEY_WORD + _LABEL_ASKS + _ALONE,
+        _alone(_answer),
+        next_line=True,
+    ),
     _d(
         "secret",
         "pass pwd secret token key salt pepper credential _pat= rediscli_auth",
@@ -898,6 +989,30 @@ def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
             end = len(lowered) if end == -1 else end
             spans.append((lowered.rfind("\n", 0, at) + 1, end))
             at = lowered.find(anchor, end)
+    return _merged(spans)
+
+
+def _label_lines(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
+    """The spans of the lines holding any of ``anchors`` and ending as a label does
+    (``LABEL_LINE_ENDS``), each with the line after it, in order, merged."""
+    spans: list[Cut] = []
+    for anchor in anchors:
+        at = lowered.find(anchor)
+        while at != -1:
+            end = lowered.find("\n", at)
+            if end == -1:
+                break
+            if lowered[at:end].rstrip().endswith(LABEL_LINE_ENDS):
+                after = lowered.find("\n", end + 1)  # with it: a value ends before `\r\n`
+                spans.append(
+                    (lowered.rfind("\n", 0, at) + 1, len(lowered) if after == -1 else after + 1)
+                )
+            at = lowered.find(anchor, end)
+    return _merged(spans)
+
+
+def _merged(spans: list[Cut]) -> list[Cut]:
+    """``spans`` in order, those that touch or overlap made one."""
     merged: list[Cut] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
@@ -952,7 +1067,9 @@ def find_secrets(text: str) -> list[Hit]:
     whole = [(0, len(text))]
     for index in sorted(_ALWAYS.union(*(_BY_ANCHOR[a] for a in present))):
         detector = DETECTORS[index]
-        if detector.anchors and not detector.multiline and len(text) > WINDOW_FROM:
+        if detector.next_line:
+            spans = _label_lines(lowered, detector.anchors)
+        elif detector.anchors and not detector.multiline and len(text) > WINDOW_FROM:
             spans = _lines_with(lowered, detector.anchors)
         else:
             spans = whole
@@ -968,12 +1085,25 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.only_after and not _run_by(text, match.start(), detector.only_after):
                     continue
+                if detector.phrase and match.group("b") is not None:
+                    last = _phrase_end(text, first, last)
                 cuts = [(first, last)]
                 if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
                     first, last = (first + at for at in detector.narrow(value))
                     cuts = _beside_known(text, (first, last), hits)
                 hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)
+
+
+def _phrase_end(text: str, first: int, last: int) -> int:
+    """Where a value found by its label ends: past the words ending its line when they
+    make a passphrase with it (only its first word was hidden)."""
+    rest = _WORDS_TO_END.match(text, last)
+    if rest is None or not _no_prose(rest.group()):
+        return last
+    if len(rest.group().split()) < 2 and not _WORD.fullmatch(text, first, last):
+        return last
+    return last + len(rest.group().rstrip())
 
 
 def _marks(text: str) -> list[Cut]:

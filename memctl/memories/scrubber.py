@@ -34,9 +34,10 @@ T = TypeVar("T")
 # How far either side of a seam between two parts is searched for a secret cut in two.
 SEAM_CHARS = 1024
 # Parts of a document are joined as they were cut; messages as if one ran on into the next
-# (a secret whole in one message is not run on into the next one's first word).
+# (a secret whole in one message is not run on into the next one's first word), or as the
+# next line (a question naming a password, answered with the value alone).
 DOCUMENT_JOINS = ("",)
-MESSAGE_JOINS = ("", " ")
+MESSAGE_JOINS = ("", " ", "\n")
 
 
 _RUN_END = lazy(r"[A-Za-z0-9+/_=-]+\Z")

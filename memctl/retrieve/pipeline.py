@@ -1,8 +1,8 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
     candidates -> fuse -> provenance -> stale -> copies -> time -> intent -> speakers ->
-    scope -> cap -> neighbours -> rerank -> bm25_floor -> decay -> importance -> length ->
-    spread -> status -> cutoff -> sessions -> mmr -> pack
+    scope -> cap -> neighbours -> outcome -> graph -> rerank -> bm25_floor -> decay ->
+    importance -> length -> spread -> status -> cutoff -> sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (the graph's, a reply to a clear question: not a turn only next to one, nor
@@ -56,6 +56,7 @@ from memctl.retrieve.stages.intent import intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
+from memctl.retrieve.stages.outcome import outcome
 from memctl.retrieve.stages.pack import item_tokens, pack
 from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
@@ -95,6 +96,7 @@ def stages_for(params: Params) -> list[Stage]:
         scope,
         cap,
         neighbours,
+        outcome,
         graph,
         *reranking,
         decay,

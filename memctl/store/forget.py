@@ -60,6 +60,9 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("sessions", "id", "cwd", False),
     ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
+    # who said a message, by name (m035): an import keeps a Slack or WhatsApp author here
+    # as well as in its text's "Name: " (``memories.lines.said_line``)
+    ("messages", "rowid", "speaker", False),
 )
 # Tables naming a session in their ``session_id`` (messages go with a forgotten session).
 SESSION_ID_TABLES = ("messages", "transcript_reads", "runs", "jobs", "imports", "memories")
@@ -438,7 +441,7 @@ def forget_messages(
         (session_id, FORGOTTEN, wanted),
     )
     db.execute(
-        "UPDATE messages SET content = ? WHERE session_id = ? AND seq IN "
+        "UPDATE messages SET content = ?, speaker = '' WHERE session_id = ? AND seq IN "
         "(SELECT value FROM json_each(?))",
         (FORGOTTEN, session_id, wanted),
     )

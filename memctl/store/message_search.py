@@ -11,7 +11,7 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import MESSAGES_FTS, Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter, indexed_tokens
-from memctl.store.pruned_bm25 import best_matches
+from memctl.store.pruned_bm25 import ONE_TOKEN, best_matches
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -28,6 +28,7 @@ class MessageHit:
     created_at: str
     scope: str
     score: float
+    speaker: str = ""  # who said it, by name, where the import or capture knew (else '')
 
     @property
     def key(self) -> str:
@@ -45,7 +46,8 @@ class MessageHit:
             importance=0.5,
             created_at=self.created_at,
             scope=self.scope,
-            source=f"session {self.session_id} message {self.seq} ({self.role})",
+            source=f"session {self.session_id} message {self.seq}{said_by(self.speaker)} "
+            f"({self.role})",
             session_id=self.session_id,
         )
 
@@ -55,6 +57,24 @@ def message_role(memory: Memory) -> str:
     its source, in brackets): "user", "assistant"; "" for any other memory."""
     head, _, role = memory.source.rpartition(" (")
     return role.removesuffix(")") if head.startswith("session ") and role.endswith(")") else ""
+
+
+SPEAKER_MARK = " by "  # how ``as_memory``'s source names who said the message
+
+
+def said_by(speaker: str) -> str:
+    return f"{SPEAKER_MARK}{speaker}" if speaker else ""
+
+
+def message_speaker(memory: Memory) -> str:
+    """Who said a session message made a memory record, by name (``as_memory`` writes it
+    before the role: "session s1 message 4 by Tim (user)"); "" when nobody was named or
+    for any other memory."""
+    head = memory.source.rpartition(" (")[0]
+    if not head.startswith("session ") or SPEAKER_MARK not in head:
+        return ""
+    where, _, name = head.partition(SPEAKER_MARK)
+    return name if where.rpartition(" message ")[2].isdigit() else ""
 
 
 def is_message_id(text: str) -> bool:
@@ -78,7 +98,8 @@ def get_message(db: Database, key: str) -> MessageHit:
         raise NotFoundError(f"no session message {key}: expected <session id>#<message number>")
     query = (
         "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score "
+        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score, "
+        "msg.speaker AS speaker "
         "FROM messages msg JOIN sessions s ON s.id = msg.session_id "
         "WHERE msg.session_id = ? AND msg.seq = ?"
     )
@@ -156,21 +177,47 @@ def search_messages(
     when every phrase is that common, the newest messages holding all of them (else any
     of them), scored 0."""
     unique = list(dict.fromkeys(tuple(p) for p in phrases))
-    known = stored_bounds(db, unique)
+    tokens = _tokens(db, unique)
+    known = stored_bounds(db, unique, tokens)
     rows = _rows(db)
     kinds = phrase_kinds(db, unique, common_bound(db, rows), known)
     selective = [p for p, kind in kinds.items() if kind == RARE]
     if selective:
-        # at least how many messages hold each one-word phrase, for the pruned search
-        held = {p[0]: low for p, (low, _) in known.items() if len(p) == 1}
-        return _ranked(
-            db, best_matches(db, selective, limit * 4, held, rows, MESSAGES_FTS), limit, where
-        )
+        return _ranked(db, _best(db, selective, limit * 4, known, tokens, rows), limit, where)
     common = [p for p, kind in kinds.items() if kind == COMMON]
     if not common:
         return []
     every = " AND ".join(fts_phrases([p]) or "" for p in common)
     return _newest(db, every, limit, where) or _newest(db, fts_phrases(common), limit, where)
+
+
+def _tokens(db: Database, phrases: list[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Each phrase's tokens as the index holds them."""
+    texts = [" ".join(p).replace("\x00", "") for p in phrases]
+    return dict(zip(phrases, indexed_tokens(db, texts) if phrases else [], strict=True))
+
+
+def _best(
+    db: Database,
+    phrases: list[tuple[str, ...]],
+    fetch: int,
+    known: dict[tuple[str, ...], tuple[int, int]],
+    tokens: dict[tuple[str, ...], tuple[str, ...]],
+    rows: int,
+) -> list[tuple[int, float]]:
+    """(rowid, bm25) of the ``fetch`` best messages matching any of ``phrases`` (distinct),
+    best first: scored from the messages' lengths when each phrase is one word of one token
+    and the lengths hold, else by FTS5 (pruned by the words' counts ``known``)."""
+    if all(len(p) == 1 and ONE_TOKEN.fullmatch(p[0]) and len(tokens[p]) == 1 for p in phrases):
+        # imported here: numpy, which only this search and maintain need of this module
+        from memctl.store.message_bm25 import best_messages
+
+        best = best_messages(db, [tokens[p][0] for p in phrases], fetch)
+        if best is not None:
+            return best
+    # at least how many messages hold each one-word phrase, for the pruned search
+    held = {p[0]: low for p, (low, _) in known.items() if len(p) == 1}
+    return best_matches(db, phrases, fetch, held, rows, MESSAGES_FTS)
 
 
 # What phrase_kinds says of a phrase: no message holds it, fewer than the bound, or more.
@@ -207,17 +254,20 @@ def phrase_kinds(
 
 
 def stored_bounds(
-    db: Database, phrases: list[tuple[str, ...]]
+    db: Database,
+    phrases: list[tuple[str, ...]],
+    tokens: dict[tuple[str, ...], tuple[str, ...]] | None = None,
 ) -> dict[tuple[str, ...], tuple[int, int]]:
     """At least and at most how many messages hold each phrase, by the counts maintain
     keeps (``count_message_terms``) and the messages written and taken away since: a
     phrase of one token is held by its count less those taken away, at least, and by no
     more than the count plus those written; one of several tokens, by at most its rarest
-    token's. Empty when the counts were never taken."""
+    token's. Empty when the counts were never taken. ``tokens``: each phrase's tokens
+    (``_tokens``), when read already."""
     if not phrases:
         return {}
-    tokens = indexed_tokens(db, [" ".join(p).replace("\x00", "") for p in phrases])
-    wanted = sorted({t for found in tokens for t in found})
+    found_tokens = [(tokens or _tokens(db, phrases))[p] for p in phrases]
+    wanted = sorted({t for found in found_tokens for t in found})
     # one statement: the counts and the drift since them as of one moment
     drift = db.tuples(
         "SELECT added, removed, (SELECT json_group_object(term, messages) "
@@ -230,7 +280,7 @@ def stored_bounds(
     added, removed, found_counts = drift[0]
     counts: dict[str, int] = json.loads(found_counts)
     bounds = {}
-    for phrase, found in zip(phrases, tokens, strict=True):
+    for phrase, found in zip(phrases, found_tokens, strict=True):
         if found:
             held = [counts.get(t, 0) for t in found]
             low = held[0] - removed if len(found) == 1 else 0
@@ -245,6 +295,10 @@ def count_message_terms(db: Database) -> int:
         db.execute("DELETE FROM message_term_counts")
         db.execute("INSERT INTO message_term_counts SELECT term, doc FROM messages_vocab")
         db.execute("INSERT OR REPLACE INTO message_counts_drift VALUES (1, 0, 0)")
+        # imported here: numpy, which a capture or a forget of one session does not need
+        from memctl.store.message_lengths import write_lengths
+
+        write_lengths(db)
         return int(db.value("SELECT count(*) FROM message_term_counts"))
 
 
@@ -268,7 +322,8 @@ def _holds_at_least(db: Database, match: str, count: int) -> bool:
 # The columns of a MessageHit, of a message (alias ``msg``) and its session (``s``).
 HIT_COLUMNS = (
     "msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope"
+    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
+    "msg.speaker AS speaker"
 )
 
 

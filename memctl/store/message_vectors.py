@@ -126,7 +126,7 @@ def _hits(db: Database, rowids: list[int], where: MemoryFilter) -> dict[int, Mes
     rows = db.rows(
         "SELECT v.rowid AS part, msg.session_id AS session_id, msg.seq AS seq, "
         "msg.role AS role, msg.content AS content, msg.created_at AS created_at, "
-        "s.scope AS scope FROM json_each(?) AS wanted "
+        "s.scope AS scope, msg.speaker AS speaker FROM json_each(?) AS wanted "
         "CROSS JOIN message_vectors v ON v.rowid = wanted.value "
         "JOIN messages msg ON msg.rowid = v.message_rowid "
         f"JOIN sessions s ON s.id = msg.session_id WHERE {clauses}",

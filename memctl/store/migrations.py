@@ -911,6 +911,34 @@ def m033_call_vectors(db: Database) -> None:
         END""")
 
 
+def m034_message_lengths(db: Database) -> None:
+    """The session messages' lengths in tokens, in blobs of rows (store/message_lengths.py):
+    recall scores a word's messages from them and its postings instead of FTS5's read of
+    each row's length. Written with the words' counts, when they were taken (again when a
+    store an older memctl marked older runs this again: it may have counted without them)."""
+    db.execute("""
+        CREATE TABLE IF NOT EXISTS message_lengths (
+            block INTEGER PRIMARY KEY,
+            lengths BLOB NOT NULL
+        )""")
+    if db.tuples("SELECT 1 FROM message_counts_drift"):
+        # imported here: numpy, needed only by a store whose counts were taken
+        from memctl.store.message_lengths import write_lengths
+
+        write_lengths(db)
+
+
+def m035_message_speakers(db: Database) -> None:
+    """Who said each message, by name, where the transcript or export knows it (a WhatsApp
+    or Slack export's author, a "Name: text" transcript's turn, a client naming its user):
+    ``role`` says only user / assistant / system / tool. '' where nobody named the author;
+    old stores are upgraded in place, their messages left ''. Added only where missing: a
+    store an older memctl marked older runs the later migrations again."""
+    columns = {row[1] for row in db.tuples("PRAGMA table_info(messages)")}
+    if "speaker" not in columns:
+        db.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -945,4 +973,6 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m031_link_targets,
     m032_keyed_path_scopes,
     m033_call_vectors,
+    m034_message_lengths,
+    m035_message_speakers,
 ]

@@ -116,14 +116,20 @@ def average_length(db: Database, table: str) -> float:
     FTS5 keeps a transaction's changes to it in memory and writes them at its commit."""
     if db.connection.in_transaction:
         return math.inf
-    record = db.value(f"SELECT block FROM {table}_data WHERE id = ?", (AVERAGES,))
-    counts = _varints(bytes(record or b""))
+    counts = averages(db, table)
     if len(counts) < 2 or counts[0] <= 0:
         return math.inf
     return sum(counts[1:]) / counts[0]
 
 
-def _varints(data: bytes) -> list[int]:
+def averages(db: Database, table: str) -> list[int]:
+    """The averages record of the full-text table ``table`` as bm25() reads it: its rows, then
+    each column's tokens (empty when it has none)."""
+    record = db.value(f"SELECT block FROM {table}_data WHERE id = ?", (AVERAGES,))
+    return varints(bytes(record or b""))
+
+
+def varints(data: bytes) -> list[int]:
     """SQLite's varints (sqlite3GetVarint): big-endian, seven bits a byte while its top bit is
     set, all eight of a ninth."""
     values, at = [], 0

@@ -41,6 +41,19 @@ def rewrite_messages(db: Database, rows: list[tuple[int, str, str, str]]) -> Non
     )
 
 
+def message_speakers(db: Database) -> list[str]:
+    """Every name a message is said by (``messages.speaker``), once each."""
+    rows = db.tuples("SELECT DISTINCT speaker FROM messages WHERE speaker != '' ORDER BY 1")
+    return [str(row[0]) for row in rows]
+
+
+def rename_speakers(db: Database, names: dict[str, str]) -> None:
+    """The messages said by each old name said by its new one (old -> new)."""
+    db.executemany(
+        "UPDATE messages SET speaker = ? WHERE speaker = ?", [(n, o) for o, n in names.items()]
+    )
+
+
 def session_texts(db: Database) -> list[tuple[str, dict[str, str]]]:
     """Every session's id and its ``SESSION_TEXTS`` that are set."""
     columns = ", ".join(SESSION_TEXTS)

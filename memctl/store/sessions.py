@@ -194,10 +194,10 @@ def key_read_marks(db: Database, session_id: str, key: bytes) -> None:
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:
     db.executemany(
-        "INSERT INTO messages(session_id, seq, role, content, created_at, content_hash) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages(session_id, seq, role, content, created_at, content_hash, "
+        "speaker) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
-            (m.session_id, m.seq, str(m.role), m.content, m.created_at, m.content_hash)
+            (m.session_id, m.seq, str(m.role), m.content, m.created_at, m.content_hash, m.speaker)
             for m in messages
         ),
     )
@@ -211,6 +211,7 @@ def message_from_row(row: Row) -> Message:
         session_id=row["session_id"],
         seq=row["seq"],
         content_hash=row["content_hash"],
+        speaker=row["speaker"],
     )
 
 

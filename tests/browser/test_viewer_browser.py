@@ -22,7 +22,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.source import Input
 from memctl.model import State
 from memctl.store.writes import Writer
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, memctl_command, run_cli
 from tests.ingesting import distil
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -50,13 +50,15 @@ def viewer(home: Path) -> Iterator[str]:
 
 def serving(**env: str) -> Iterator[str]:
     """`memctl ui` on the test's store (``env``: more of its environment), until the test
-    ends: its sign-in URL."""
+    ends: its sign-in URL. Forked from the worker's fork server (``memctl_command``):
+    tests/ui/test_ui.py starts a fresh one."""
+    full = {**os.environ, "MEMCTL_EMBEDDER": "hash", **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "memctl", "ui", "--port", "0"],
+        memctl_command(["ui", "--port", "0"], full),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash", **env},
+        env=full,
     )
     try:
         assert process.stdout is not None

@@ -132,6 +132,16 @@ def test_sessions_leg_finds_raw_messages_in_a_store_without_memories(tmp_path: P
     assert ">[1] user" in opened and "the rollout moved to Friday" in opened
 
 
+def test_why_not_names_a_message_as_the_table_does(tmp_path: Path) -> None:
+    """The walk asked --why-not of a message (SESSION#N) and read "ae4a77f8: recalled at
+    rank 4": its session's first 8 digits, which message not said."""
+    fresh = ("--home", str(tmp_path / "fresh"), "-c", "llm=none")
+    said = "user: the rollout moved to Friday\nassistant: noted\n"
+    ok(*fresh, "ingest", "--mode", "raw", "--session-id", "rollout-notes-2026", input=said)
+    why = ok(*fresh, "recall", "rollout Friday", "--why-not", "rollout-notes-2026#1")
+    assert why.startswith("rollout-note#1: recalled at rank 1"), why
+
+
 def test_a_fact_and_the_message_it_was_said_in_are_one_result(tmp_path: Path) -> None:
     home = ("--home", str(tmp_path / "home"))
     said = "from now on always use pnpm, never npm, in the web frontend"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memctl.integrations import shell
-from tests.conftest import python_c, run_cli
+from tests.conftest import ROOT, python_c, run_cli
 
 ZERO_BUDGETS = (
     "-c",
@@ -74,6 +74,25 @@ def test_remember_says_when_the_text_it_stored_lost_private_or_secret_parts() ->
     assert "stored without 2 private or secret parts" in done.stderr, done.stderr
     mine = run_cli("remember", "the log shows [REDACTED] where the token was")  # as typed
     assert mine.returncode == 0 and mine.stderr == "", mine.stderr
+
+
+def test_remembering_what_a_longer_memory_already_says_replaces_nothing() -> None:
+    """The first hour's memory of a session, merged with an import's: "We deploy with make
+    release from main. We deploy Tidepool with ..."; the README's `memctl remember "we deploy
+    with make release from main"` superseded it (its slot's value ran on past the period).
+    Another value still does, and says so in a line that marks where it is cut."""
+    merged = (
+        "We deploy with make release from main. We deploy Tidepool with `make release` from "
+        "the main branch, after the staging smoke tests pass."
+    )
+    first = run_cli("remember", merged).stdout.strip()
+    same = run_cli("remember", "we deploy with make release from main")
+    assert same.returncode == 0 and "replaces" not in same.stderr, same.stderr
+    other = run_cli("remember", "we deploy with fly now")
+    assert other.returncode == 0
+    (line,) = [s for s in other.stderr.splitlines() if f"replaces {first}" in s]
+    assert "`memctl undo` brings it back): We deploy with make release from main." in line
+    assert line.endswith("…") and len(line) < 200
 
 
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
@@ -136,7 +155,10 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
     resident = {**env, "MEMCTL_RECALL_RESIDENT": "on"}
     started = run_cli("daemon", "start", env=resident)
     assert "resident recall process" in started.stdout, started.stdout + started.stderr
-    pid = int(json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)["pid"])
+    status = json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)
+    pid = int(status["pid"])
+    # the process's count of requests in progress no longer stands for whether it runs
+    assert status["running"] is True and status["requests_running"] == 0, status
 
     mine = run_cli("--home", str(user), "uninstall", "--purge", "--yes", env=env)
     assert mine.returncode != 0 and "holds your home directory" in mine.stderr
@@ -229,3 +251,24 @@ def test_a_moved_clones_launcher_says_what_to_run_in_one_line(tmp_path: Path) ->
     checks = json.loads(run_cli("doctor", "--json", env=env).stdout)
     programs = next(c for c in checks if c["name"] == "programs")
     assert programs["status"] == "fail" and gone in programs["detail"]
+
+
+def test_list_since_says_in_words_what_it_left_out_as_dated_earlier() -> None:
+    """A session of 2026-01 captured today: `list --since 7d` lists none of its memories,
+    and its last line read "6 more stored since then date from earlier"."""
+    transcript = ROOT / "tests" / "fixtures" / "transcripts" / "claude-code.jsonl"
+    assert run_cli("-c", "llm=none", "ingest", str(transcript), "--wait").returncode == 0
+    shown = run_cli("list", "--since", "7d").stdout.splitlines()
+    assert re.fullmatch(
+        r"\d+ memories stored since then are dated earlier \(an older session or file\): "
+        r"--stored lists them",
+        shown[-1],
+    ), shown
+
+
+def test_an_uninstall_with_nothing_installed_says_so_not_nothing_to_undo(tmp_path: Path) -> None:
+    """The walk's `uninstall --purge --yes` after `uninstall` opened with "nothing to undo"."""
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / ".cache"), "MEMCTL_HOME": ""}
+    done = run_cli("uninstall", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "no file of memctl's left to put back (nothing installed)\n"

@@ -60,3 +60,21 @@ def test_the_project_view_names_no_other_project(home: Path, tmp_path: Path) -> 
         assert profile(ctx, ProfileRequest()).elsewhere == {}
     finally:
         ctx.close()
+
+
+def test_a_tool_named_only_as_what_was_chosen_against_is_no_stack(tmp_path: Path) -> None:
+    """The walk's session-start block read "stack: Vim" beside "I prefer helix over vim
+    these days.", and "PostgreSQL" cited "SQLite instead of Postgres"."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    for said in (
+        "I prefer helix over vim these days.",
+        "We decided to use SQLite instead of Postgres for the edge cache.",
+        "The API keeps its sessions in Redis.",
+    ):
+        cli_ok("remember", said, cwd=shop)
+    cli_ok("maintain", "--only", "profile", cwd=shop)
+    shown = cli_ok("context", cwd=shop)
+    stack = [line for line in shown.splitlines() if line.startswith("- stack:")]
+    assert any("Redis" in line for line in stack) and any("SQLite" in line for line in stack)
+    assert not any("Vim" in line or "PostgreSQL" in line for line in stack), shown

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from memctl.api import sessions
 from memctl.api.memory import ListRequest, list_memories, status
 from memctl.clients import codex as codex_client
 from memctl.clients import opencode as opencode_client
@@ -34,6 +35,7 @@ from memctl.config import load_settings
 from memctl.config.files import write_private
 from memctl.config.settings import SESSION_ARGUMENT
 from memctl.context import Context
+from memctl.errors import NotFoundError
 from memctl.store import foreign
 from tests.conftest import ROOT, run_memctl
 from tests.e2e.model_server import ScriptedModel, scripted_model
@@ -145,6 +147,17 @@ class World:
             time.sleep(0.5)
         return found
 
+    def stored_soon(self, found: Callable[[Context], bool]) -> None:
+        """Until ``found`` holds of the store (at most a minute): what a hook stores after
+        the client exits, read in this process. A look through `memctl` commands took one
+        to four processes (~0.15 s of CPU each) every half second while the hook ran."""
+        settings = load_settings(home=self.data, cwd=self.project)
+        for _ in range(120):
+            with Context(settings) as ctx:
+                if found(ctx):
+                    return
+            time.sleep(0.5)
+
     def requests_text(self, path: str, start: int = 0) -> str:
         return json.dumps(self.model.bodies(path)[start:])
 
@@ -166,12 +179,33 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     # Stop and SessionEnd captured the transcript; the worker (or maintain) distilled it
     assert any("make release" in m for m in world.memories())
 
+    # a sub-agent in the second session: SubagentStop stores its own transcript with the
+    # session as it ends (Stop and SessionEnd hand memctl the session's transcript only:
+    # with its report). One session for both, a fourth claude run (~2.5 s of CPU) spared.
     seen = len(world.model.bodies("/v1/messages"))
-    second = world.run(claude, "-p", "what should I know?", "--output-format", "json")
+    second = world.run(
+        claude,
+        "-p",
+        "what should I know? DELEGATE: Count the files here.",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "Agent,Task",
+    )
     assert second.returncode == 0, second.stderr
     later = world.requests_text("/v1/messages", seen)
     assert "SessionStart hook additional context: <memctl-context>" in later
     assert "We deploy with make release from main." in later
+    session = json.loads(second.stdout)["session_id"]
+
+    def said() -> list[str]:
+        shown = world.memctl("sessions", "show", session, "--json")
+        return [m["content"] for m in json.loads(shown.stdout)["messages"]]
+
+    if "[subagent] ok" not in said():  # a busy database (load): the hooks' captures wait
+        world.memctl("maintain", "--only", "jobs")  # in the spool and the pending marks
+    assert "[subagent] Count the files here." in said() and "[subagent] ok" in said()
+    assert any(m.startswith("[subagent report]") for m in said())  # the turn's end stored it
 
     before_third = len(world.model.bodies("/v1/messages"))
     third = world.run(
@@ -191,28 +225,6 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert answer.startswith("Memory says:") and "make release from main" in answer
     # what it stored names the session it came from (the server's environment names it)
     stored_in = stored_from(world, json.loads(third.stdout)["session_id"], "claude-code")
-    # a sub-agent: SubagentStop stores its own transcript with the session as it ends
-    # (Stop and SessionEnd hand memctl the session's transcript only: with its report)
-    fourth = world.run(
-        claude,
-        "-p",
-        "DELEGATE: Count the files here.",
-        "--output-format",
-        "json",
-        "--allowedTools",
-        "Agent,Task",
-    )
-    assert fourth.returncode == 0, fourth.stderr
-    session = json.loads(fourth.stdout)["session_id"]
-
-    def said() -> list[str]:
-        shown = world.memctl("sessions", "show", session, "--json")
-        return [m["content"] for m in json.loads(shown.stdout)["messages"]]
-
-    if "[subagent] ok" not in said():  # a busy database (load): the hooks' captures wait
-        world.memctl("maintain", "--only", "jobs")  # in the spool and the pending marks
-    assert "[subagent] Count the files here." in said() and "[subagent] ok" in said()
-    assert any(m.startswith("[subagent report]") for m in said())  # the turn's end stored it
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     claude_status = next(s for s in status if s["client"] == "claude-code")
     assert {"SessionStart", "Stop", "SubagentStop", "SessionEnd"} <= set(claude_status["fired"])
@@ -229,13 +241,25 @@ def stored_from(world: World, session: str, client: str) -> str:
         m for m in json.loads(world.memctl("list", "--json").stdout) if STORED in m["content"]
     ]
     assert (memory["source"], memory["session_id"], memory["agent_id"]) == ("mcp", session, client)
-    for _ in range(120):  # stored by the hooks, which the client may not wait for
-        (origin,) = json.loads(world.memctl("get", memory["id"], "--json").stdout)["origins"]
-        if origin["stored"]:
-            break
-        time.sleep(0.5)
+    world.stored_soon(lambda ctx: session_stored(ctx, session))  # by hooks not waited for
+    (origin,) = json.loads(world.memctl("get", memory["id"], "--json").stdout)["origins"]
     assert origin["stored"] and origin["session_id"] == session and origin["first"] > 0
     return session
+
+
+def session_stored(ctx: Context, session: str) -> bool:
+    try:
+        sessions.find_session(ctx, session)
+    except NotFoundError:
+        return False
+    return True
+
+
+def said_in(ctx: Context) -> list[str]:
+    """Every message of the sessions `memctl sessions list` lists, as ``said`` reads them
+    through `sessions list` and `sessions show`."""
+    listed = sessions.list_sessions(ctx, sessions.Where())
+    return [m.content for s in listed for m in sessions.show(ctx, s.id).messages]
 
 
 def codex_args(world: World, *extra: str) -> list[str]:
@@ -586,10 +610,8 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
         shown = [world.memctl("sessions", "show", s["id"], "--json").stdout for s in listed]
         return [m["content"] for s in shown for m in json.loads(s)["messages"]]
 
-    for _ in range(120):  # the closed session, stored by this one's hook (not waited for)
-        if any(m.startswith(closed) for m in said()):
-            break
-        time.sleep(0.5)
+    # the closed session, stored by this one's hook (not waited for)
+    world.stored_soon(lambda ctx: any(m.startswith(closed) for m in said_in(ctx)))
     assert any(m.startswith(closed) for m in said())
     # the plugin named the session to memory_search (OpenCode keeps the call as sent)
     database = world.home / ".local" / "share" / "opencode" / opencode_client.DATABASE

@@ -98,3 +98,29 @@ def test_a_batch_shows_its_least_settled_status_and_sums_its_counts() -> None:
     settled = one_run(runs[:2])
     assert (settled.status, settled.finished_at) == ("failed", "2026-01-02")
     assert one_run(runs[:1]) is runs[0]
+
+
+def test_a_batch_says_each_note_once_and_no_count_none_of_its_files_made(tmp_path: Path) -> None:
+    """Two chats that fell back to the rules say why in the same words; a memctl export's
+    run counts "0 skipped": `memctl runs ID` shows the note once and no zero count."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for name, said in (("a.txt", "We deploy with make release."), ("b.txt", "I use helix.")):
+        (folder / name).write_text(f"user: {said}\nassistant: ok\nuser: thanks\n", encoding="utf-8")
+    (folder / "c.jsonl").write_text('{"content": "Releases are cut on Mondays"}\n')
+    # Ollama on the discard port, no retry: each file falls back to the rules at once
+    unreachable = (
+        "-c",
+        "llm=ollama",
+        "-c",
+        "ollama.host=http://127.0.0.1:9",
+        "-c",
+        "llm.retries=0",
+    )
+    assert run_cli(*unreachable, "import", str(folder)).returncode == 0
+    run_id = cli_json("runs")[0]["id"][:8]
+    shown = run_cli("runs", run_id)
+    assert shown.returncode == 0, shown.stderr
+    notes = [line for line in shown.stdout.splitlines() if line.startswith("note: ")]
+    assert notes[0] == "note: one import of 3 files" and len(notes) == 2, shown.stdout
+    assert "cannot reach Ollama" in shown.stdout and "0 skipped" not in shown.stdout

@@ -79,6 +79,28 @@ def test_dry_run_shows_strategy_and_counts_and_writes_nothing(tmp_path: Path) ->
     assert json.loads(memctl("list", "--json")[0]) == []
 
 
+def test_a_file_with_no_fact_says_so_and_a_dry_run_of_several_says_how_it_counts(
+    tmp_path: Path,
+) -> None:
+    """The walk: a chat the rules keep no fact from read "0 0 0" and nothing else; a dry run
+    of nine files said 16 memories, the import made 14 (a fact two files share)."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / "hello.txt").write_text("user: hi\nassistant: hello\nuser: thanks\n")
+    shutil.copy(FIXTURES / "conversation.txt", folder / "chat.txt")
+    done = run_cli("import", str(folder), "--dry-run", env=NO_LLM)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert (
+        "(each file against the store as it is now: a fact two files share counts in each)" in said
+    )
+    assert said.count("no fact in it to keep as a memory") == 1
+    done = run_cli("import", str(folder / "hello.txt"), "--json", env=NO_LLM)
+    (file,) = json.loads(done.stdout)["files"]
+    assert file["imported"] == 0 and "`sessions grep` and recall find it" in file["why"]
+    assert "each file against the store" not in run_cli("import", str(folder), env=NO_LLM).stdout
+
+
 def test_a_bad_file_fails_alone_and_sets_the_exit_status(tmp_path: Path) -> None:
     good = tmp_path / "good.md"
     good.write_text("We deploy with make release.\n")

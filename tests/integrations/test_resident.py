@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -178,6 +179,63 @@ def test_daemon_stop_ends_one_still_loading_the_model(home: Path) -> None:
     finally:
         loading.kill()
         loading.wait()
+
+
+def test_daemon_stop_ends_one_still_starting_python(home: Path) -> None:
+    """A walk's `daemon stop` right after the recall that launched the resident process
+    (1 run in 3) met it before it took its lock: "no resident recall process serves" it,
+    and it served for 20 minutes. Here it is launched as a recall launches it and held
+    (SIGSTOP) before its first line of Python."""
+    argv = [sys.executable, "-m", "memctl.cli.resident", "--home", str(home.resolve())]
+    starting = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        os.kill(starting.pid, signal.SIGSTOP)
+        done = run_cli("daemon", "stop")
+        assert done.returncode == 0, done.stderr
+        said = f"stopped the resident recall process of {home} (process {starting.pid}, starting)"
+        assert done.stdout.strip() == said
+        os.kill(starting.pid, signal.SIGCONT)  # the SIGTERM it was sent ends it now
+        assert starting.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        starting.kill()
+        starting.wait()
+
+
+def resume_once_terminated(pid: int) -> None:
+    """Continue the held process ``pid`` once a SIGTERM waits for it (its pending signals,
+    /proc/PID/status), or after 20 s."""
+    for _ in range(400):
+        status = Path(f"/proc/{pid}/status").read_text()
+        pending = re.search(r"^ShdPnd:\s*([0-9a-f]+)", status, re.M)
+        if pending and int(pending.group(1), 16) & 1 << (signal.SIGTERM - 1):
+            break
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGCONT)
+
+
+def test_a_purge_ends_one_still_starting_before_it_removes_the_home(
+    home: Path, tmp_path: Path
+) -> None:
+    """One launched as the purge began took its lock after the purge: it made the data
+    directory again, and served it."""
+    user = tmp_path / "user"
+    env = {"HOME": str(user), "XDG_CACHE_HOME": str(user / ".cache")}
+    assert run_cli("remember", "We deploy on Fridays.", env=env).returncode == 0
+    argv = [sys.executable, "-m", "memctl.cli.resident", "--home", str(home.resolve())]
+    starting = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        os.kill(starting.pid, signal.SIGSTOP)
+        resumed = threading.Thread(target=resume_once_terminated, args=(starting.pid,))
+        resumed.start()  # so the purge sees it end, and waits no longer
+        done = run_cli("uninstall", "--purge", "--yes", env=env)
+        resumed.join()
+        assert done.returncode == 0, done.stderr
+        assert "stopped the resident recall process" in done.stdout, done.stdout
+        assert starting.wait(timeout=10) == -signal.SIGTERM
+        assert not home.exists()
+    finally:
+        starting.kill()
+        starting.wait()
 
 
 @pytest.mark.fresh

@@ -115,6 +115,17 @@ def test_a_store_already_scrubbed_by_today_s_filter_changes_nothing(tmp_path: Pa
     assert ctx.db.meta(RESCRUBBED_WITH) == filter_digest()
 
 
+def test_an_imported_document_s_last_line_break_is_not_a_rescrub(tmp_path: Path) -> None:
+    """The walk: a new store's first maintain said "6 messages" rescrubbed, every one an
+    imported document's text whose last line break the rescrub dropped: nothing hidden."""
+    note = tmp_path / "runbook.md"
+    note.write_text("# Deploys\n\nWe deploy with make release from main.\n", encoding="utf-8")
+    _ok("-c", "llm=none", "import", str(note))
+    report = json.loads(_ok("maintain", "--only", "rescrub", "--json"))
+    assert report["tasks"][0]["status"] == "done"
+    assert report["tasks"][0]["counts"]["messages"] == 0, report
+
+
 def test_the_session_s_next_capture_hides_a_value_only_the_rescrub_found(
     make_ctx: Callable[..., Context], home: Path, tmp_path: Path
 ) -> None:
@@ -290,3 +301,29 @@ def test_the_graph_s_texts_and_the_hooks_records_leave_their_secrets(
     for value in (SHORT, SHORT.casefold(), OTHER, OTHER.casefold(), VALUE, TOKEN):
         assert files_holding(home, value) == [], value  # an alias's key is case folded
     assert pending.marked(home, transcript)
+
+
+def test_what_an_older_filter_left_of_a_two_line_secret_or_a_passphrase_goes(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """s38-leak's shapes as main stored them: an answer alone to a question naming the
+    password, a value on the line under its label, and the words a passphrase kept beside
+    its first word's mark."""
+    kept = [
+        "What is the staging database password?",
+        "Granite6Basalt1",
+        "config:\n  password:\n    Birch3Cedar7Ash",
+        "wifi password: [REDACTED:password] battery staple",
+    ]
+    said = [claude_record("user", f"turn {n}", n, "s-two-lines") for n in range(len(kept))]
+    transcript = tmp_path / "s-two-lines.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    with ctx.db.atomic():  # what an older memctl kept
+        for seq, text in enumerate(kept, 1):
+            ctx.db.execute("UPDATE messages SET content = ? WHERE seq = ?", (text, seq))
+    assert maintain(ctx, only="rescrub").tasks[0].counts["messages"] == 3
+    ctx.close()
+    for value in ("Granite6Basalt1", "Birch3Cedar7Ash", "battery"):
+        assert files_holding(home, value) == []

@@ -658,3 +658,67 @@ def test_a_mark_s_kind_is_no_label_when_a_stored_text_is_scrubbed_again(text: st
     kind as a label (``token]: V``) and hid the words after it: one fresh9 session lost
     ``scripts/tests`` in 5 messages."""
     assert scrub(text) == (text, scrub("")[1])
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("password:\n  Birch3Cedar7Ash\nhost: db1", "password:\n  [REDACTED:password]\nhost: db1"),
+        ("my password is\nswordfish", "my password is\n[REDACTED:password]"),
+        ("api_key =\r\n  'a1B2c3D4e5F6'\r\n", "api_key =\r\n  '[REDACTED:secret]'\r\n"),
+        (
+            "What is the staging db password?\nGranite6Basalt1",
+            "What is the staging db password?\n[REDACTED:password]",
+        ),
+        (
+            "Enter passphrase for key id_ed25519:\nOak5Maple9Pine",
+            "Enter passphrase for key id_ed25519:\n[REDACTED:password]",
+        ),
+        ("x" * 5000 + "\ntoken:\n  tokLx9Kq2Vw8Zr", "x" * 5000 + "\ntoken:\n  [REDACTED:secret]"),
+        # what stays: a key of its own, a count, a commit's hash, a link, prose, a reference
+        ("password:\n  nested:\n    x: 1", None),
+        ("password:\n  required", None),
+        ("max_tokens:\n  4096", None),
+        ("Which token limit applies?\n4096", None),
+        ("What SHA-shaped tokens does the checkpoint carry?\n1182e09", None),
+        ("Reset your password:\nhttps://example.com/reset", None),
+        ("Password policy:\nminimum12chars", None),
+        ("The password reset flow works.\nDone", None),
+        ("password:\n  ${DB_PASS}", None),
+    ],
+)
+def test_a_value_alone_on_the_line_after_its_label(text: str, shown: str | None) -> None:
+    """A secret split across two lines: its label (or a question naming it) ends one line,
+    the value stands alone on the next."""
+    assert scrub(text)[0] == (text if shown is None else shown)
+
+
+def test_a_question_naming_a_password_answered_in_the_next_message() -> None:
+    out, _ = _messages("What is the staging database password?", "Granite6Basalt1")
+    assert out == ["What is the staging database password?", "[REDACTED:password]"]
+    out, _ = _messages("What is the staging database password?", "It is in the vault.")
+    assert out[1] == "It is in the vault."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("password: horse battery staple", "password: [REDACTED:password]"),
+        ("wifi_password = tiger lily moss\nnext", "wifi_password = [REDACTED:password]\nnext"),
+        ("password: purple horse", "password: [REDACTED:password]"),
+        ("password: hunter2 battery staple", "password: [REDACTED:password]"),
+        # a value not a word and one word after it: an env's command, as a mark and a word
+        ("PGPASSWORD=hunter2 psql", "PGPASSWORD=[REDACTED:password] psql"),
+        # what an older filter left beside the first word's mark (the rescrub reads it)
+        (
+            "password: [REDACTED:password] battery staple",
+            "password: [REDACTED:password] [REDACTED:password]",
+        ),
+        # prose after the value: the value alone, as before
+        ("password: horse for the staging db", "password: [REDACTED:password] for the staging db"),
+    ],
+)
+def test_a_passphrase_of_words_after_its_label_is_hidden_whole(text: str, shown: str) -> None:
+    """Only the first word of ``password: horse battery staple`` was hidden."""
+    assert scrub(text)[0] == shown
+    assert scrub(shown)[0] == shown  # scrubbed again (the rescrub, sync's export): the same

@@ -467,3 +467,18 @@ def test_a_block_says_once_what_a_short_sessions_digest_and_message_both_say(
     cited = "did we rotate the staging vault root credentials for Priya's compliance ticket?"
     block = recall.recall(ctx, RecallRequest(cited, context=True, touch=False)).context or ""
     assert f") {asked}" in block and "session digest" in block
+
+
+def test_a_folder_named_after_a_token_heads_the_block_without_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """The block names the project by its folder, and goes to the assistant's model: a
+    folder named after a token is named as its session keeps it."""
+    token = "ghp_D1rN4meX8kQ2wE5rT7yU9iO3pA6sD0fG1hJk"
+    folder = tmp_path / token
+    folder.mkdir()
+    assert run_cli("remember", "We deploy with make ship.", cwd=folder).returncode == 0
+    done = run_cli("context", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert "Context for: [REDACTED:github-token]\n" in done.stdout
+    assert token not in done.stdout

@@ -156,7 +156,8 @@ def test_a_sessions_third_clear_turn_gives_its_row_to_the_turn_that_answers(
     only: the session's third clear turn gives its row to the answer, still labelled
     possible, and a larger limit shows that turn next."""
     ctx: Context = make_ctx()
-    ingest_text(ctx, "\n".join([*ROTATED, f"assistant: {ANSWER}"]), "rotated")
+    # a turn of its own: what came of the first turn's would be clear through it (outcome)
+    ingest_text(ctx, "\n".join([*ROTATED, "user: ok", f"assistant: {ANSWER}"]), "rotated")
     rows = recall(ctx, RecallRequest(ROTATION, limit=4)).result.results
     shown = [r.memory.content for r in rows]
     assert len(rows) == 4 and shown[2] == ANSWER and not rows[2].clear, shown

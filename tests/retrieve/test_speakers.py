@@ -4,8 +4,10 @@ person said, on a real store of a chat's session messages."""
 from __future__ import annotations
 
 from memctl.context import Context
+from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.stages.speakers import SPEAKER_LIFT, STAGE
+from memctl.store.sessions import insert_messages, save_session
 from tests.conftest import said_in_session
 
 # a chat between two friends, each line as its export keeps it: who said it, then the text
@@ -43,3 +45,20 @@ def test_names_joined_as_one_subject_or_one_name_alone_lift_nobody(ctx: Context)
         "What city did Tim suggest to Maria for the team trip?",  # Maria says nothing here
     ):
         assert set(_lifted(ctx, question).values()) == {1.0}, question
+
+
+def test_a_message_s_stored_speaker_is_read_where_its_text_names_nobody(ctx: Context) -> None:
+    """An imported chat keeps who said each message in its speaker column, the text as the
+    export wrote it: the stage reads the column."""
+    said = [line.partition(": ") for line in CHAT]
+    with ctx.db.atomic():
+        save_session(ctx.db, Session(id="chat", client="import", scope="global"))
+        insert_messages(
+            ctx.db,
+            [
+                Message(Role.USER, text, session_id="chat", seq=n, speaker=name)
+                for n, (name, _, text) in enumerate(said, start=1)
+            ],
+        )
+    lifted = _lifted(ctx, "What city did Tim suggest to John for the team trip?")
+    assert lifted[said[1][2]] == SPEAKER_LIFT and lifted[said[2][2]] == 1.0

@@ -71,7 +71,12 @@ def test_an_older_store_is_indexed_again_and_its_counts_taken_again(home: Path) 
     over whole runs, are taken again (a bigram counted by none would read as absent)."""
     connection, old = store_at_version(home, 26)
     sessions.save_session(old, Session(id="s1", client="generic", scope="global"))
-    sessions.insert_messages(old, [Message(Role.USER, SAID[0], session_id="s1", seq=1)])
+    said = Message(Role.USER, SAID[0], session_id="s1", seq=1)
+    old.execute(  # as that memctl wrote it: no speaker column yet (m035)
+        "INSERT INTO messages (session_id, seq, role, content, created_at, content_hash) "
+        "VALUES ('s1', 1, 'user', ?, ?, ?)",
+        (said.content, said.created_at, said.content_hash),
+    )
     count_message_terms(old)
     assert old.value("SELECT count(*) FROM message_term_counts WHERE term = '服务'") == 0
     connection.close()

@@ -153,21 +153,28 @@ def _sessions_in_two_scopes(ctx: Context) -> None:
 
 
 @pytest.mark.parametrize("scopes", [None, ("beta",)])
+@pytest.mark.parametrize("lengths", [True, False])
 def test_rare_words_searched_in_parts_rank_as_the_one_statement_did(
-    ctx: Context, monkeypatch: pytest.MonkeyPatch, scopes: tuple[str, ...] | None
+    ctx: Context,
+    monkeypatch: pytest.MonkeyPatch,
+    scopes: tuple[str, ...] | None,
+    lengths: bool,
 ) -> None:
-    from memctl.store import pruned_bm25
+    """Scored from the messages' stored lengths (store/message_bm25.py) or, when they do not
+    hold, searched by FTS5 in parts (store/pruned_bm25.py): the one statement's answer."""
+    from memctl.store import message_bm25, pruned_bm25
     from memctl.store.fts import fts_phrases
     from memctl.store.message_search import count_message_terms, message_clauses
 
     monkeypatch.setattr(message_search, "COMMON_POSTINGS", 10_000)  # every word is rare
     _sessions_in_two_scopes(ctx)
     count_message_terms(ctx.db)
+    if not lengths:
+        monkeypatch.setattr(message_bm25, "lengths_hold", lambda db: False)
     answered: list[object] = []
-    pruned = pruned_bm25._pruned
-    monkeypatch.setattr(
-        pruned_bm25, "_pruned", lambda *a: answered.append(pruned(*a)) or answered[-1]
-    )
+    spied = (message_bm25, "best_messages") if lengths else (pruned_bm25, "_pruned")
+    answer = getattr(*spied)
+    monkeypatch.setattr(*spied, lambda *a: answered.append(answer(*a)) or answered[-1])
     where = MemoryFilter(scopes=scopes)
     clauses, params = message_clauses(where)
     shown: list[str] = []
@@ -183,5 +190,5 @@ def test_rare_words_searched_in_parts_rank_as_the_one_statement_did(
             assert len(hits) == limit or scopes
             shown.extend(h.session_id for h in hits)
     assert set(shown) == ({"s0", "s1"} if scopes is None else {"s1"})
-    # the parts answered (their bound held) at least once
-    assert any(found is not None for found in answered)
+    # the lengths answered every search, or the parts (their bound held) at least once
+    assert len(answered) == 6 if lengths else any(found is not None for found in answered)

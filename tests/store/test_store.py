@@ -311,3 +311,28 @@ def test_a_read_past_its_time_limit_stops_with_one_line(ctx: Context) -> None:
     with pytest.raises(StoreError, match="ran past its time limit"), ctx.db.time_limit(0.01):
         ctx.db.value(endless)
     assert ctx.db.value("SELECT 1") == 1  # the connection is whole, and no longer limited
+
+
+def test_an_older_store_gains_the_speaker_column_in_place_its_messages_kept(
+    home: Path,
+) -> None:
+    """m035 adds ``messages.speaker`` to a store an older memctl wrote: its messages stay,
+    speaker ''; a store marked older than it is (its migrations run again) is left as is."""
+    connection, old = store_at_version(home, 33)
+    old.execute(
+        "INSERT INTO sessions (id, client, scope, created_at, updated_at) "
+        "VALUES ('old', 'generic', 'global', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z')"
+    )
+    old.execute(
+        "INSERT INTO messages (session_id, seq, role, content, created_at, content_hash) "
+        "VALUES ('old', 1, 'user', 'kept through the upgrade', '2026-01-05T10:00:00Z', 'h1')"
+    )
+    connection.close()
+    db = Database.open(home / "memctl.db")
+    assert db.tuples("SELECT content, speaker FROM messages") == [("kept through the upgrade", "")]
+    db.execute("UPDATE messages SET speaker = 'Tim'")
+    db.execute("PRAGMA user_version = 33")
+    db.close()
+    with Database.open(home / "memctl.db") as again:
+        assert again.tuples("SELECT speaker FROM messages") == [("Tim",)]
+        assert again.value("PRAGMA user_version") == len(MIGRATIONS)

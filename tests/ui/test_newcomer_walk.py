@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import memctl_command, run_cli
 from tests.ingesting import REAL_SESSIONS, TRANSCRIPTS, backfill_env
 
 CLAUDE_CODE = [
@@ -135,12 +134,13 @@ def viewer(walked: tuple[dict[str, str], dict[str, str], Path]) -> Iterator[str]
     """`memctl ui` on the walked store, signed in: its base URL (the cookie is installed
     in urllib's default opener)."""
     _, env, work = walked
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memctl", "ui", "--port", "0"],
+    full = {**os.environ, "MEMCTL_EMBEDDER": "hash", **env}
+    process = subprocess.Popen(  # forked: tests/ui/test_ui.py starts a fresh one
+        memctl_command(["ui", "--port", "0"], full),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash", **env},
+        env=full,
         cwd=work,
     )
     try:

@@ -1183,3 +1183,20 @@ def test_a_store_on_a_read_only_disk_is_read_and_a_change_says_so(home: Path) ->
     assert status == 400 and "is read-only" in page and "a thought to keep" in page
     assert seen["resident"] is False
     assert seen["store"]["status"] == "warn" and "read-only disk" in seen["store"]["detail"]
+
+
+def test_an_imported_chat_s_message_shows_who_said_it(
+    client: TestClient, stored: Context, tmp_path: Path
+) -> None:
+    """A chat export's message is shown with its author, escaped like its text."""
+    chat = tmp_path / "WhatsApp Chat with Tim.txt"
+    chat.write_text(
+        "12/31/23, 9:42 PM - <b>Tim</b>: Did you book the train to Edinburgh?\n"
+        "12/31/23, 9:43 PM - John: Not yet.\n"
+        "12/31/23, 9:44 PM - <b>Tim</b>: Book it.\n"
+    )
+    import_files(stored, expand([str(chat)]), ImportOptions())
+    session = stored.db.value("SELECT id FROM sessions WHERE source LIKE '%Tim.txt'")
+    page = client.get(f"/sessions/{session}").text
+    assert "&lt;b&gt;Tim&lt;/b&gt; (user) · " in page and "John (user) · " in page
+    assert "<b>Tim</b>" not in page

@@ -21,7 +21,10 @@ from memctl.imports.formats import (
     mem0,
     memctl_jsonl,
     memctl_yaml,
+    slack,
     specstory,
+    transcript,
+    whatsapp,
 )
 from memctl.imports.formats.base import Kind, looks_like_json
 
@@ -32,6 +35,9 @@ ORDER: tuple[ModuleType, ...] = (
     memctl_jsonl,
     memctl_yaml,
     specstory,
+    slack,
+    whatsapp,
+    transcript,
     frontmatter,
     markdown,
 )

@@ -270,6 +270,7 @@ class Parsed:
     role: Role
     content: str
     created_at: str | None = None
+    speaker: str = ""  # who said it, by name, where the transcript or export says
 
 
 @dataclass

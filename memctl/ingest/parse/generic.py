@@ -107,7 +107,10 @@ def record(value: Any, tally: Tally) -> list[Parsed]:
         return []
     tally.keep(str(role))
     created = timestamp(value.get("created_at") or value.get("timestamp") or value.get("time"))
-    found = [Parsed(role, text, created)]
+    # OpenAI's chat messages name a participant in ``name``: who said it, kept as its speaker
+    # (a tool's ``name`` is its function's, not a speaker)
+    name = value.get("name") if role != Role.TOOL else None
+    found = [Parsed(role, text, created, name.strip() if isinstance(name, str) else "")]
     results = [result_note(call, tally) for call in calls]
     if results:
         tally.keep(str(Role.TOOL))

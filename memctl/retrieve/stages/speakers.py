@@ -1,13 +1,14 @@
 """Speakers: a question naming two people who speak in the stored conversations lifts the
 lines its first-named person said. A boost, never a filter.
 
-A chat kept as lines (an imported transcript, a chat export's messages, LoCoMo's turns)
-opens each line with who said it: ``Tim: ...``, ``[8 May 2023] Tim: ...``
-(``memories.lines.SPEAKER``, which the knowledge graph reads too). A question naming two
-of them has a doer and one addressed: "What city did Tim suggest to John?" is answered by
-a line of Tim's, so a line the first-named person said x ``SPEAKER_LIFT``. Names joined as
-one subject ("What have Tim and John both painted?", "between John and Tim") are both
-doers: no lift, each one's lines stand as they are.
+A message whose import or capture knew its author stores it (``messages.speaker``: a
+WhatsApp or Slack export, a "Name: text" transcript split by turn); a chat kept as lines
+(LoCoMo's turns as memories) opens each line with who said it: ``Tim: ...``,
+``[8 May 2023] Tim: ...`` (``memories.lines.SPEAKER``, which the knowledge graph reads
+too). A question naming two of them has a doer and one addressed: "What city did Tim
+suggest to John?" is answered by a line of Tim's, so a line the first-named person said
+x ``SPEAKER_LIFT``. Names joined as one subject ("What have Tim and John both painted?",
+"between John and Tim") are both doers: no lift, each one's lines stand as they are.
 
 One name alone lifts nothing: a question naming the wrong person on purpose (LoCoMo's
 adversarial) would be led to that person's lines (docs/benchmarks.md, s27-locomo's
@@ -23,6 +24,7 @@ import re
 
 from memctl.memories.lines import line_speaker
 from memctl.retrieve.run import Candidate, Run, rescore
+from memctl.store.message_search import message_speaker
 
 STAGE = "speakers"
 # Reasoned, within s27-locomo's measured range for a named speaker's lines (x 1.15-1.6):
@@ -32,7 +34,9 @@ POSSESSIVE = re.compile(r"['’]s$")
 
 
 def said_by(candidate: Candidate) -> str | None:
-    return line_speaker(candidate.memory.content)
+    """Who said a candidate: the speaker its message stores (an import or capture that knew
+    the author), else the name its line opens with."""
+    return message_speaker(candidate.memory) or line_speaker(candidate.memory.content)
 
 
 def named_speakers(run: Run, candidates: list[Candidate]) -> list[str]:
