@@ -27,6 +27,7 @@ import numpy as np
 from benchmarks.embedcache import EmbeddingCache
 from memctl.config import Settings
 from memctl.context import Context
+from memctl.ingest.asked import give_questions
 from memctl.ingest.graph import index_pending
 from memctl.ingest.meaning import give_names
 from memctl.memories.lines import said_line
@@ -161,6 +162,12 @@ class BenchStores:
                 for memory, vector in zip(batch, vectors, strict=True):
                     insert_memory(ctx.db, memory, vector)
             give_names(ctx.db, CachedEmbedder(self.cache), [(m.id, m.content) for m in batch])
+            give_questions(
+                ctx.db,
+                CachedEmbedder(self.cache),
+                [(m.id, m.content, str(m.category)) for m in batch],
+                ctx.settings.remember_question_floor,
+            )
             count += len(batch)
         index_pending(ctx.db)
         self.stats.memories += count

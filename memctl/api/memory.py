@@ -67,6 +67,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     entities and triples enter the knowledge graph with it. A text that sets another value
     of a slot a memory of its scope sets (ingest/reconcile_rules.py) supersedes it."""
     from memctl.ingest import graph
+    from memctl.ingest.asked import give_questions
     from memctl.ingest.meaning import give_names
     from memctl.ingest.reconcile_rules import replaces
     from memctl.ingest.rules_stated import classify
@@ -93,6 +94,8 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
                 [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
             )
         give_names(ctx.db, ctx.embedder, [(memory.id, memory.content)])
+        floor = ctx.settings.remember_question_floor  # none given: those written by rule
+        give_questions(ctx.db, ctx.embedder, [(memory.id, memory.content, memory.category)], floor)
     redacted = _redacted(request.text, memory.content)
     return Remembered(memory, existing, questions, redacted, tuple(replaced))
 

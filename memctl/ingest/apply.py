@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from memctl.ingest import graph
+from memctl.ingest.asked import derived_questions
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.meaning import document_text
 from memctl.ingest.rule_sentences import sentences
@@ -79,7 +80,9 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
     vector = fact.vector.astype(np.float32).tobytes()
-    found = _questions(run, fact.questions, vector)
+    found = _questions(
+        run, fact.questions or derived_questions(fact.content, str(fact.category)), vector
+    )
     searched = vector if fact.named is None else fact.named.astype(np.float32).tobytes()
     run.writer.create(
         memory, searched, decision=str(decision.verdict), by=decision.by, questions=len(found)
@@ -92,7 +95,8 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
 
 
 def _questions(run: Run, questions: list[str], vector: bytes) -> list[tuple[str, bytes]]:
-    """The fact's questions (the host's) that are about it, with their vectors."""
+    """The fact's questions (the host's, else those written by rule: ingest/asked.py) that
+    are about it, with their vectors."""
     if not questions:
         return []
     vectors = [v.astype(np.float32).tobytes() for v in run.ctx.embedder.embed(questions)]

@@ -465,6 +465,8 @@ def _revert(
             writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
             drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
+            if "content" in changes:  # questions asked of the merged wording may quote it
+                delete_questions(db, [memory.id])
             erase.drop_merge_sources(db, t.merges)
             for src, dst, kind in t.links:
                 writer.unlink(src, dst, RelationType(kind), reason=verb)

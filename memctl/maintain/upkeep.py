@@ -35,6 +35,7 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS, Embedder
 from memctl.errors import StoreError
+from memctl.ingest.asked import give_questions
 from memctl.ingest.call_vectors import embed_calls
 from memctl.ingest.meaning import give_names
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
@@ -56,7 +57,7 @@ from memctl.store.maintenance import (
     integrity_problems,
     optimize_fts,
 )
-from memctl.store.meaning import MEANING_MARK, contents_after
+from memctl.store.meaning import MEANING_MARK, QUESTIONS_MARK, contents_after, notes_after
 from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.message_search import count_message_terms, counts_stale
 from memctl.store.message_vectors import unembedded_count
@@ -78,6 +79,10 @@ MEANING_PER_RUN = 5_000
 # (retrieve/software_kinds.txt); 3: and what the technical terms it writes mean
 # (retrieve/glossary.txt).
 MEANING_VERSION = "3"
+# Memories the written-questions pass reads per maintain run (~1.5 questions a note, each
+# one embedding of ~4 ms CPU: docs/benchmarks.md, "Questions written by rule"): a few
+# CPU-seconds at most; the rest waits for the next run.
+QUESTIONS_PER_RUN = 1_000
 
 
 def check_integrity(m: Maintenance) -> None:
@@ -140,6 +145,25 @@ def embed_meaning(m: Maintenance, report: TaskReport) -> None:
         m.db.set_meta(MEANING_MARK, f"{MEANING_VERSION}:{rows[-1][0]}")
     if named:
         report.count("memories_named", named)
+
+
+def write_questions(m: Maintenance, report: TaskReport) -> None:
+    """Up to ``QUESTIONS_PER_RUN`` active memories this pass has not seen (a store from
+    before it, imported and synced memories) get the questions written by rule that a
+    memory stored without a host's has (ingest/asked.py); one with questions keeps them."""
+    if m.db.vector_model() != (m.ctx.embedder.name, m.ctx.embedder.dim):
+        return  # none yet, or re-embedded whole first (embed_missing)
+    done = m.db.meta(QUESTIONS_MARK) or ""
+    rows = notes_after(m.db, int(done) if done.isdigit() else 0, QUESTIONS_PER_RUN)
+    if not rows or m.dry_run:
+        return
+    notes = [(i, content, category) for _, i, content, category in rows]
+    floor = m.settings.remember_question_floor
+    written = give_questions(m.db, m.ctx.embedder, notes, floor)
+    with m.db.atomic():
+        m.db.set_meta(QUESTIONS_MARK, str(rows[-1][0]))
+    if written:
+        report.count("questions_written", written)
 
 
 def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
@@ -256,6 +280,7 @@ def upkeep(m: Maintenance) -> TaskReport:
     report = m.report("upkeep")
     embed_missing(m, report)
     embed_meaning(m, report)
+    write_questions(m, report)
     embed_messages_left(m, report)
     embed_calls_left(m, report)
     compact_indexes(m, report)

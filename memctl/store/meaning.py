@@ -18,6 +18,9 @@ from memctl.store.database import Database
 # The meta key holding how far maintain has given existing memories their names
 # (maintain/upkeep.py, ``embed_meaning``): "<version>:<last rowid done>" or "<version>".
 MEANING_MARK = "meaning.done"
+# The meta key holding the last rowid maintain has given questions written by rule
+# (maintain/upkeep.py, ``write_questions``).
+QUESTIONS_MARK = "questions.written"
 
 
 def put_plain_vectors(db: Database, vectors: Sequence[tuple[str, bytes]]) -> None:
@@ -69,6 +72,18 @@ def plain_vectors_by_rowid(db: Database) -> dict[int, bytes]:
         int(r): bytes(v)
         for r, v in db.tuples("SELECT memory_rowid, embedding FROM memory_plain_vectors")
     }
+
+
+def notes_after(db: Database, rowid: int, limit: int) -> list[tuple[int, str, str, str]]:
+    """(rowid, id, content, category) of up to ``limit`` active memories past ``rowid``."""
+    return [
+        (int(r), str(i), str(c), str(k))
+        for r, i, c, k in db.tuples(
+            "SELECT rowid, id, content, category FROM memories "
+            "WHERE rowid > ? AND state = 'active' ORDER BY rowid LIMIT ?",
+            (rowid, limit),
+        )
+    ]
 
 
 def contents_after(db: Database, rowid: int, limit: int) -> list[tuple[int, str, str]]:

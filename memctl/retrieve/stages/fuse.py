@@ -126,6 +126,10 @@ BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
 TIME_LEGS = ("time",)
 # ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
 RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
+# The share of a stored question's closeness above its memory's own that ranks the possible
+# matches (paraphrase at 1,000, docs/benchmarks.md "Questions written by rule": 1 lost
+# LoCoMo's check half 2 questions, 0.5 gained it 1).
+QUESTIONS_SHARE = 0.5
 # A session message of tool notes only ("[tool Read: src/app.py]") weighs this share of
 # its fused score (measured: benchmarks.md § Tool notes; they filled the top 5 of real
 # questions with "[tool Edit: …]" lines once message vectors made them clear).
@@ -182,8 +186,9 @@ def centre(run: Run, candidates: list[Candidate]) -> None:
 
 
 def discount(run: Run, candidates: list[Candidate]) -> None:
-    """Each memory candidate's cosine less ``density_weight`` x how crowded its neighbourhood
-    is (retrieve/density.py), to rank the possible matches by; a candidate with no stored
+    """Each memory candidate's cosine (with its stored questions' share: ``asked_similarity``)
+    less ``density_weight`` x how crowded its neighbourhood is (retrieve/density.py), to
+    rank the possible matches by; a candidate with no stored
     vector of its own (a session message) keeps its cosine. Not with ``recall.centred``,
     which ranks on its own."""
     weight = run.params.density_weight
@@ -194,12 +199,23 @@ def discount(run: Run, candidates: list[Candidate]) -> None:
 
     if not crowded(run.index):
         return
-    raw = {c.id: cosine for c in candidates if (cosine := similarity(c)) is not None}
+    raw = {c.id: cosine for c in candidates if (cosine := asked_similarity(c)) is not None}
     vectors = vectors_of(run.index, [c.id for c in candidates if c.id in raw and not c.is_message])
     cosines = discounted(raw, densities(run.index, vectors), weight)
     for candidate in candidates:
         if candidate.id in cosines:
             candidate.discounted = cosines[candidate.id]
+
+
+def asked_similarity(candidate: Candidate) -> float | None:
+    """The cosine that ranks a memory among the possible matches: its own, raised by
+    ``QUESTIONS_SHARE`` of how much closer one of its stored questions is (a question is
+    nearer a question than a statement is: at the full gap, memories with questions pass
+    their siblings without, and LoCoMo's check half fell)."""
+    own, best = similarity(candidate), similarity(candidate, RANKED_VECTOR_LEGS)
+    if own is None or best is None:
+        return best
+    return own + QUESTIONS_SHARE * (best - own)
 
 
 def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, float]:

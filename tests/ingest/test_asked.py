@@ -1,0 +1,93 @@
+"""Questions written by rule for a memory stored without a host's (ingest/asked.py): their
+shapes from the note's structure, none for a chat turn, and stored and searched as a host's
+questions are. The store tests run the real model (the floor is a cosine of MiniLM)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.api import memory as api
+from memctl.api.maintain import MaintainRequest, maintain
+from memctl.context import Context
+from memctl.ingest.asked import derived_questions
+from memctl.model import Category, Kind, Memory, Tier
+from memctl.retrieve.pipeline import start
+from memctl.retrieve.stages.candidates import candidates
+from memctl.store.memories import insert_memory
+from memctl.store.questions import questions_of
+
+OWNED = "Priya Raman owns the search service; ask her before changing the ranking."
+RETRO = "Retro happens every second Thursday."
+
+
+@pytest.mark.parametrize(
+    ("note", "category", "asked"),
+    [
+        ("Releases: `just publish` from the release branch.", None, "how do I run releases?"),
+        ("To reset the cache: `redis-cli FLUSHALL`.", None, "how do I reset the cache?"),
+        ("Export the fixtures with `./bin/dump --all`.", None, "how do I export the fixtures?"),
+        ("Priya Raman owns the search service.", None, "who owns the search service?"),
+        ("Design reviews go to Tomas Berg.", None, "who handles design reviews?"),
+        ("Retro happens every second Thursday.", None, "when is retro?"),
+        ("The staging box sits in the Leeds office.", None, "where is the staging box?"),
+        (
+            "We picked Redis over Memcached because we need persistence.",
+            None,
+            "why did we picked Redis over Memcached?",
+        ),
+        ("Avoid moment.js; use date-fns.", None, "should I use moment.js?"),
+        (
+            "Login timeouts were traced to a slow DNS resolver.",
+            None,
+            "what happened with login timeouts?",
+        ),
+        (
+            "Tabs, not spaces, in Makefiles.",
+            "preferences",
+            "what do I prefer about tabs, not spaces, in Makefiles?",
+        ),
+    ],
+)
+def test_a_note_is_asked_by_its_shape(note: str, category: str | None, asked: str) -> None:
+    found = derived_questions(note, category)
+    assert asked in found and len(found) <= 3
+
+
+def test_software_is_asked_by_what_it_is_and_a_chat_turn_is_not_asked() -> None:
+    assert "which database system do we use?" in derived_questions("Reports read from PostgreSQL.")
+    assert derived_questions("[8 May 2023] Caroline: I went to the support group.") == []
+    assert derived_questions("ok") == []
+
+
+def test_a_remembered_note_is_found_by_its_written_questions_and_a_hosts_stand(
+    real_ctx: Context,
+) -> None:
+    stored = api.remember(real_ctx, api.RememberRequest(OWNED)).memory
+    asked = questions_of(real_ctx.db, stored.id)
+    assert "who owns the search service?" in asked
+    hosted = ("which engineer is responsible for search?",)
+    given = api.remember(
+        real_ctx, api.RememberRequest("Search relevance is Priya's.", questions=hosted)
+    )
+    assert questions_of(real_ctx.db, given.memory.id) == list(hosted)
+    for text in ("The billing service retries webhooks three times.", "Retro is on Fridays."):
+        api.remember(real_ctx, api.RememberRequest(text))
+    run = start(real_ctx, "who is in charge of the search service?", limit=3)
+    ranks = {c.id: c.ranks for c in candidates(run, [])}
+    assert ranks[stored.id].get("question_vector") == 1
+
+
+def test_maintain_writes_questions_for_a_memory_stored_without_them_once(
+    real_ctx: Context,
+) -> None:
+    note = Memory(content=OWNED, kind=Kind.SEMANTIC, category=Category.ENTITIES, tier=Tier.WORKING)
+    gone = Memory(content=RETRO, kind=Kind.SEMANTIC, category=Category.EVENTS, tier=Tier.WORKING)
+    for memory in (note, gone):  # as sync, an import or an older memctl write them
+        insert_memory(real_ctx.db, memory, real_ctx.vectors([memory.content])[0])
+    api.delete(real_ctx, gone.id)
+    first = maintain(real_ctx, MaintainRequest(only="upkeep"))
+    assert "who owns the search service?" in questions_of(real_ctx.db, note.id)
+    assert questions_of(real_ctx.db, gone.id) == []  # a deleted memory's questions stay gone
+    assert first.task("upkeep").counts.get("questions_written")
+    again = maintain(real_ctx, MaintainRequest(only="upkeep"))
+    assert "questions_written" not in again.task("upkeep").counts
