@@ -17,7 +17,7 @@ import numpy as np
 from memctl.api import ingest as api
 from memctl.config import load_settings
 from memctl.context import Context
-from memctl.ingest.apply import apply, prepare_merges
+from memctl.ingest.apply import apply, prepare_writes
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.pipeline import record_decisions
 from memctl.ingest.run import start_run
@@ -186,7 +186,7 @@ def test_no_embedding_happens_inside_a_write_transaction(home: Path, tmp_path: P
         fact = Fact("We deploy the billing service on Thursdays at noon.", Category.EVENTS)
         (fact.vector,) = embedder.embed([fact.content])
         decisions = [Decision(Verdict.MERGE, fact, target_id=pinned.id)]
-        prepare_merges(run, decisions)
+        prepare_writes(run, decisions)
         with ctx.db.atomic():
             apply(run, decisions)
             record_decisions(run, decisions)

@@ -48,7 +48,7 @@ from memctl.imports.report import (
     FileReport,
     ImportReport,
 )
-from memctl.ingest.apply import apply, prepare_merges
+from memctl.ingest.apply import apply, prepare_writes
 from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
@@ -310,7 +310,7 @@ class _Importer:
             decided = decide(run, facts[start : start + size])
             self.counts.add(WRITING, len(decided))
             if not run.dry_run:
-                prepare_merges(run, decided)
+                prepare_writes(run, decided)
                 with ctx.db.atomic():
                     apply(run, decided)
                     save_run(ctx.db, run.record)  # so a run cut short can still be undone

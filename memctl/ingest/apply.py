@@ -80,9 +80,8 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
     vector = fact.vector.astype(np.float32).tobytes()
-    found = _questions(
-        run, fact.questions or derived_questions(fact.content, str(fact.category)), vector
-    )
+    # a decision prepare_writes did not expect to create (its target went) embeds them here
+    found = decision.asked if decision.asked is not None else _questions(run, fact, vector)
     searched = vector if fact.named is None else fact.named.astype(np.float32).tobytes()
     run.writer.create(
         memory, searched, decision=str(decision.verdict), by=decision.by, questions=len(found)
@@ -94,9 +93,10 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
     return memory
 
 
-def _questions(run: Run, questions: list[str], vector: bytes) -> list[tuple[str, bytes]]:
+def _questions(run: Run, fact: Fact, vector: bytes) -> list[tuple[str, bytes]]:
     """The fact's questions (the host's, else those written by rule: ingest/asked.py) that
     are about it, with their vectors."""
+    questions = fact.questions or derived_questions(fact.content, str(fact.category))
     if not questions:
         return []
     vectors = [v.astype(np.float32).tobytes() for v in run.ctx.embedder.embed(questions)]
@@ -110,7 +110,7 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
     named = None
     if decision.embedded is not None and decision.embedded[0] == content:
         vector, named = decision.embedded[1], decision.named
-    else:  # the target changed since prepare_merges read it (maintain names it later)
+    else:  # the target changed since prepare_writes read it (maintain names it later)
         (vector,) = run.ctx.embedder.embed([content])
     changes: dict[str, Any] = {
         "content": content,
@@ -202,9 +202,14 @@ HANDLERS = {
 }
 
 
-def prepare_merges(run: Run, decisions: list[Decision]) -> None:
-    """Embed the text every MERGE will write, before the caller's write transaction: an
-    embedding can take seconds, and every other writer would wait on the lock meanwhile."""
+def prepare_writes(run: Run, decisions: list[Decision]) -> None:
+    """Embed the text every MERGE will write and the questions of every memory a decision
+    will create, before the caller's write transaction: an embedding can take seconds, and
+    every other writer would wait on the lock meanwhile."""
+    for decision in decisions:
+        if decision.verdict not in (Verdict.MERGE, Verdict.SKIP):
+            vector = decision.fact.vector.astype(np.float32).tobytes()
+            decision.asked = _questions(run, decision.fact, vector)
     texts: dict[str, str] = {}  # target id -> its text after this batch's merges so far
     merges: list[tuple[Decision, str]] = []
     for decision in decisions:
@@ -235,7 +240,7 @@ def prepare_merges(run: Run, decisions: list[Decision]) -> None:
 
 def apply(run: Run, decisions: list[Decision]) -> None:
     """Write every decision, in order, inside the caller's transaction (after
-    ``prepare_merges`` outside it).
+    ``prepare_writes`` outside it).
 
     A target another decision of this batch already superseded (or that is
     gone) is no longer there to act on: the fact is created instead.

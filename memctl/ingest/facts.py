@@ -96,9 +96,11 @@ class Decision:
     reason: str = ""
     by: str = "rules"  # rules, llm or guard
     memory_id: str | None = None
-    # A MERGE's text and its vector, embedded before the write transaction (prepare_merges)
+    # A MERGE's text and its vector, embedded before the write transaction (prepare_writes)
     embedded: tuple[str, Any] | None = None
     named: Any = None  # that text's vector with its names, when it has any (ingest/meaning.py)
+    # the questions a memory it creates is stored with, and their vectors (prepare_writes)
+    asked: list[tuple[str, bytes]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -26,7 +26,7 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import InputError, NotFoundError, UsageError
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import apply, prepare_writes
 from memctl.ingest.corrections import link_corrections
 from memctl.ingest.extract import CATEGORIES, numbered_chunks, parse_facts
 from memctl.ingest.host_view import HostBatch, host_batch
@@ -216,6 +216,7 @@ def apply_answer(
     run.record.messages, run.record.facts = len(batch.messages), len(facts)
     summary = session_digest(run, every)  # first: no fact may claim what a tool result denies
     decisions = settle(run, facts)
+    prepare_writes(run, decisions)
     with ctx.db.atomic():
         apply(run, decisions)
         set_extracted_through(ctx.db, session_id, through_seq)

@@ -22,7 +22,7 @@ from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import DIGEST, apply, prepare_merges
+from memctl.ingest.apply import DIGEST, apply, prepare_writes
 from memctl.ingest.capture_report import Captured
 from memctl.ingest.claims import evidence
 from memctl.ingest.corrections import link_corrections
@@ -289,7 +289,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         while pending:
             batch = select(run, pending)
             decisions = distil_batch(run, batch)
-            prepare_merges(run, decisions)
+            prepare_writes(run, decisions)
             with ctx.db.atomic():
                 _unchanged(ctx, since)
                 apply(run, decisions)
@@ -300,7 +300,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         last = action_decisions(run, session, summary) if summary else []
         digest = digest_decision(run, session, every, summary) if summary else None
         last += [digest] if digest else []
-        prepare_merges(run, last)
+        prepare_writes(run, last)
         with ctx.db.atomic():
             _unchanged(ctx, since)
             apply(run, last)

@@ -153,7 +153,7 @@ def test_the_names_never_make_an_unrelated_question_clear(notes: Context) -> Non
 
 
 def test_distillation_names_what_it_writes_and_merges(ctx: Context) -> None:
-    from memctl.ingest.apply import apply, prepare_merges
+    from memctl.ingest.apply import apply, prepare_writes
     from memctl.ingest.facts import Decision, Fact, Verdict
     from memctl.ingest.pipeline import embed
     from memctl.ingest.run import start_run
@@ -167,7 +167,7 @@ def test_distillation_names_what_it_writes_and_merges(ctx: Context) -> None:
     fact = Fact("We deploy the billing service on Fridays, after the CI passes.", Category.EVENTS)
     embed(run, [fact])
     decisions = [Decision(Verdict.MERGE, fact, target_id=pinned.id)]
-    prepare_merges(run, decisions)
+    prepare_writes(run, decisions)
     with ctx.db.atomic():
         apply(run, decisions)
     merged = memory_text(ctx, pinned)
