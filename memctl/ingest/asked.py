@@ -89,13 +89,13 @@ def derived_questions(content: str, category: str | None = None) -> list[str]:
     first = _first_clause(text)
     found: list[str] = []
     for question in (
-        *_label_questions(first, text),
-        *_command_questions(first, text),
+        *_label_questions(text),
+        *_command_questions(text),
         *_person_questions(first),
-        *_decision_questions(first, text, category),
+        *_decision_questions(first, text),
         *_preference_questions(first, category),
         *_fix_questions(first, text, category),
-        *_subject_questions(first, text),
+        *_subject_questions(first),
     ):
         if question not in found:
             found.append(question)
@@ -133,7 +133,7 @@ def _kind_of(text: str, order: tuple[str, ...] = (COMMAND, PERSON, TIME, PLACE))
     return None
 
 
-def _label_questions(first: str, text: str) -> list[str]:
+def _label_questions(text: str) -> list[str]:
     """ "X: Y" asks for Y by X, with the question word of the kind of answer Y is, and
     "what is X?" beside it."""
     match = LABEL.match(text)
@@ -154,7 +154,7 @@ def _label_questions(first: str, text: str) -> list[str]:
     return [what]
 
 
-def _command_questions(first: str, text: str) -> list[str]:
+def _command_questions(text: str) -> list[str]:
     match = TASK_WITH_COMMAND.match(text)
     if not match or ":" in match.group(1):
         return []
@@ -169,7 +169,7 @@ def _person_questions(first: str) -> list[str]:
     return [f"who {match.group(2).lower()} {match.group(3)}?"]
 
 
-def _decision_questions(first: str, text: str, category: str | None) -> list[str]:
+def _decision_questions(first: str, text: str) -> list[str]:
     if not DECISION.search(first):
         return []
     decided = REASON.split(text, maxsplit=1)[0].strip().rstrip(".")
@@ -204,7 +204,7 @@ def _fix_questions(first: str, text: str, category: str | None) -> list[str]:
     return [f"what happened with {subject}?", f"what broke with {subject} and how was it fixed?"]
 
 
-def _subject_questions(first: str, text: str) -> list[str]:
+def _subject_questions(first: str) -> list[str]:
     match = SUBJECT_VERB.match(first)
     if not match:
         return []
