@@ -260,6 +260,12 @@ def one_line(text: str, width: int = LINE_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def said_text(message: Message) -> str:
+    """A message's text without the ``Name: `` its speaker opens it with, for a page that
+    names the speaker above it."""
+    return unsaid(message.speaker, message.content)
+
+
 def said_by(speaker: str, role: str) -> str:
     """Who said a message: its role, after its speaker's name where one is kept
     (``Tim (user)``)."""
@@ -271,7 +277,7 @@ def render_message(message: Message, marked: bool = False) -> list[str]:
     its text, indented; a tool note on one line; a sub-agent's message inside its thread
     (``│``)."""
     mark = ">" if marked else " "
-    text = unsaid(message.speaker, message.content)  # its speaker is named above it
+    text = said_text(message)  # its speaker is named above it
     thread = text.startswith(SUBAGENT)
     text = text.removeprefix(SUBAGENT)
     who = said_by(message.speaker, f"sub-agent {message.role}" if thread else str(message.role))
@@ -334,14 +340,14 @@ class GrepMatch:
 
 
 def _brief(message: Message) -> dict[str, Any]:
-    line = first_line(unsaid(message.speaker, message.content))
+    line = first_line(said_text(message))
     return {"seq": message.seq, "role": str(message.role), "speaker": message.speaker, "line": line}
 
 
 def brief_line(message: Message) -> str:
     """A neighbouring message in one line: who said it, then its first line."""
     who = said_by(message.speaker, str(message.role))
-    return f"{who}: {first_line(unsaid(message.speaker, message.content))}"
+    return f"{who}: {first_line(said_text(message))}"
 
 
 def first_line(text: str) -> str:

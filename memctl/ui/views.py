@@ -155,7 +155,11 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "session": passage.session.to_dict(),
         "project": project_labels(ctx, [passage.session.scope])[passage.session.scope],
         "messages": [
-            {**m.to_dict(), "marked": asked is not None and asked[0] <= m.seq <= asked[1]}
+            {
+                **m.to_dict(),
+                "said": sessions_api.said_text(m),  # its speaker is named above it
+                "marked": asked is not None and asked[0] <= m.seq <= asked[1],
+            }
             for m in passage.messages
         ],
         "total": passage.total,

@@ -1200,3 +1200,5 @@ def test_an_imported_chat_s_message_shows_who_said_it(
     page = client.get(f"/sessions/{session}").text
     assert "&lt;b&gt;Tim&lt;/b&gt; (user) · " in page and "John (user) · " in page
     assert "<b>Tim</b>" not in page
+    # named once, above its text ("John: Not yet." stored), as `sessions show` does
+    assert "<pre>Not yet.</pre>" in page and "John: Not yet." not in page
