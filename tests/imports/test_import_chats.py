@@ -27,6 +27,7 @@ IOS = """\
 [14/01/2024, 08:00:00] Bo: Green.
 Definitely green.
 [14/01/2024, 08:01:30] Ann: Green it is.
+[14/01/2024, 08:02:00] Bo: \u200eimage omitted
 """
 TRANSCRIPT = """\
 Tim: Did you book the train to Edinburgh?
@@ -91,6 +92,7 @@ def test_whatsapp_exports_of_both_phones_keep_authors_times_and_whole_messages(
         ("user", "Ann", "Ann: Shall we paint the shed blue?"),
         ("user", "Bo", "Bo: Green.\nDefinitely green."),
         ("user", "Ann", "Ann: Green it is."),
+        ("user", "Bo", "Bo: image omitted"),  # a photo Bo sent, not the app's notice
     ]
     assert ios[3][3][:7] == "2024-01"  # day first: 13/01, 14/01
 

@@ -8,12 +8,13 @@ Two shapes, one per phone:
 A line that opens no message continues the one before it (a message of several lines).
 A line with a time but no ``Name:`` (Android's "Messages and calls are end-to-end
 encrypted", "Tim added Ann") or whose text opens with a left-to-right mark (iOS's) is the
-app's notice: a system message without a speaker. Each message keeps its author as its
-speaker (role user: everyone in a chat between people is a user) and its time. The export
-writes times in the phone's local time, without a zone: they are read as this machine's.
-Day and month order is the one the file's dates allow (a first number over 12 is a day,
-a second over 12 a day too); when every date allows both, a 12-hour clock is the US
-order (month first), a 24-hour one the day first.
+app's notice: a system message without a speaker, except a media placeholder ("image
+omitted", "<attached: …>"), which iOS marks too but its author sent. Each message keeps
+its author as its speaker (role user: everyone in a chat between people is a user) and
+its time. The export writes times in the phone's local time, without a zone: they are
+read as this machine's. Day and month order is the one the file's dates allow (a first
+number over 12 is a day, a second over 12 a day too); when every date allows both, a
+12-hour clock is the US order (month first), a 24-hour one the day first.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ _STAMP = (
 )
 ANDROID = re.compile(rf"^{MARK}?{_STAMP}\s[-\u2013]\s(?P<rest>.*)$")
 IOS = re.compile(rf"^{MARK}?\[{_STAMP}\]\s(?P<rest>.*)$")
+# What iOS writes, behind its mark, for a file its author sent: an export "Without media"
+# says "image omitted" ("report.pdf • 3 pages document omitted"), one with media
+# "<attached: 00000012-PHOTO-2024-01-14-08-00-00.jpg>" (English exports)
+MEDIA = re.compile(r"^(?:.*\bomitted|<attached: [^>\n]+>)$", re.S)
 AUTHOR = re.compile(r"^(?P<name>[^:\n]{1,80}?):\s(?P<text>.*)$", re.S)
 # The head opens with a message line and holds at least this many: a WhatsApp export, not
 # a document that happens to start with a date.
@@ -73,7 +78,9 @@ def _parts(date: str) -> tuple[int, int, int]:
 def _line(found: re.Match[str]) -> _Line:
     rest = found["rest"]
     author = AUTHOR.match(rest)
-    notice = author is None or author["text"].startswith(MARK)
+    notice = author is None or (
+        author["text"].startswith(MARK) and not MEDIA.match(author["text"].lstrip(MARK))
+    )
     speaker, text = ("", rest) if author is None else (author["name"].strip(), author["text"])
     return _Line(
         _parts(found["date"]),
