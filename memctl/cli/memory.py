@@ -255,14 +255,15 @@ def delete(
 
 
 def read_value(text: str) -> str:
-    """``text``, or for ``-`` the first line of standard input (a secret typed on the
-    command line stays in the shell's history, and every local user sees it in ``ps``)."""
+    """``text``, or for ``-`` all of standard input (a secret typed on the command line
+    stays in the shell's history, and every local user sees it in ``ps``; a private key is
+    several lines, each of which leaked with it)."""
     if text != "-":
         return text
-    line = sys.stdin.readline().rstrip("\r\n")
-    if not line:
-        raise UsageError("redact -: give the value on standard input (one line)")
-    return line
+    value = sys.stdin.read().strip()
+    if not value:
+        raise UsageError("redact -: give the value on standard input")
+    return value
 
 
 @app.command()
@@ -271,8 +272,9 @@ def redact(
     text: Annotated[
         str,
         typer.Argument(
-            help="The leaked value, exactly (8 characters or more); - reads it from stdin "
-            "(out of the shell's history and `ps`)."
+            help="The leaked value, exactly (8 characters or more); - reads it from all of "
+            "stdin (out of the shell's history and `ps`; a value of several lines goes whole "
+            "and line by line)."
         ),
     ],
     as_json: JsonOption = False,

@@ -35,14 +35,19 @@ from memctl.store.sync import redacted_by_sync
 
 def redact(ctx: Context, text: str) -> Forgotten:
     """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
-    again), the event log, runs, jobs, backups, the spool and the logs."""
+    again), the event log, runs, jobs, backups, the spool and the logs. A value of several
+    lines (a private key) goes whole, each line of ``MIN_NEEDLE`` characters or more, and
+    flattened onto one line (as a digest or a note quotes it)."""
     needle = text.strip()
     if len(needle) < erase.MIN_NEEDLE:
         raise UsageError(
             f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
             "would rewrite common words"
         )
-    return _redact_values(ctx, [needle], [], f"a value of {len(needle)} characters")
+    lines = [line.strip() for line in needle.splitlines()]
+    forms = {needle, " ".join(needle.split()), *lines}
+    values = sorted(v for v in forms if len(v) >= erase.MIN_NEEDLE)
+    return _redact_values(ctx, values, [], f"a value of {len(needle)} characters")
 
 
 # The verb of the run that redacts what another machine redacted (``redact_pulled``).
@@ -101,7 +106,10 @@ def _redact_values(
 ) -> Forgotten:
     """Replace ``values`` by ``[REDACTED]`` everywhere (memories embedded again, messages,
     events, backups, the spool, the logs), and ``texts`` (a memory's old text whole) in
-    what quotes a memory (events, runs, jobs; not the sessions)."""
+    what quotes a memory (events, runs, jobs; not the sessions). A value's head memctl
+    stored cut short goes too (``store.forget.cut_heads``)."""
+    heads = erase.cut_heads(ctx.db, values)
+    values = [*values, *heads]
     found = [
         m
         for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
@@ -123,7 +131,8 @@ def _redact_values(
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     for needle in values:
-        done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
+        if needle not in heads:  # a transcript waiting is the client's, never cut by memctl
+            done.spooled += redact_spooled(ctx, needle, REDACTED)  # else maintain stores it
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))

@@ -1,0 +1,66 @@
+"""`memctl redact` reaches a value memctl itself stored reshaped: cut short with an ellipsis
+(a session's digest quotes the value's head "zorblaxq…"), in its own case (a question
+written by rule lower-cases a name's first letter, "émile Zola"), or over several lines
+(`redact -` reads all of standard input: a value of several lines goes whole and line by
+line). Real `memctl` processes on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import cli_ok, files_holding, run_cli
+
+VALUE = "zorblaxquintessence-7731-alpha-omega"  # no pattern of the privacy filter knows it
+HEAD = VALUE[:8]  # what the digest keeps of it, cut at ITEM_WIDTH
+# Cut texts the value's redaction leaves: a head shorter than CUT_HEAD_MIN, another word's.
+KEPT = "the zor… rollout and the manzorblax… cache were cut short too"
+
+
+def _ingest(tmp_path: Path, name: str, said: list[tuple[str, str]]) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps({"role": r, "content": c}) + "\n" for r, c in said))
+    cli_ok("-c", "llm=none", "ingest", "--transcript", str(path), "--wait")
+
+
+def test_redact_takes_out_a_head_memctl_stored_cut_short(home: Path, tmp_path: Path) -> None:
+    asked = "Please set up the deploy pipeline for the staging cluster and make sure the release "
+    asked += "job uses the new vault key which is "
+    asked = f"{asked:x<150} {VALUE} and then run the tests"  # the value across the digest's cut
+    done = "I set up the deploy pipeline; the release job reads the vault key. The 42 tests pass, "
+    _ingest(tmp_path, "cut", [("user", asked), ("assistant", done + "so it is ready to ship.")])
+    cli_ok("remember", KEPT)
+    digest = json.loads(cli_ok("list", "--json", "--all-scopes"))
+    assert any(f"{HEAD}…" in m["content"] for m in digest)  # the digest quotes the head
+    assert files_holding(home, VALUE) and files_holding(home, HEAD)
+
+    cli_ok("redact", VALUE)
+
+    assert files_holding(home, HEAD) == []  # the message's value, the digest's head
+    kept = [m["content"] for m in json.loads(cli_ok("list", "--json", "--all-scopes"))]
+    assert KEPT in kept  # a head of 3 characters, and another word's cut, stay
+
+
+def test_redact_takes_out_a_name_a_question_holds_in_its_own_case(home: Path) -> None:
+    cli_ok("-c", "llm=none", "remember", "Émile Zola owns the billing service and its deploys")
+    assert files_holding(home, "émile Zola")  # the question written by rule
+
+    cli_ok("redact", "Émile Zola")
+
+    assert files_holding(home, "mile Zola") == []  # the question, its index and its vector
+    recalled = json.loads(cli_ok("recall", "émile zola", "--json", "--all-scopes"))
+    assert all("mile" not in json.dumps(r) for r in recalled["results"])
+
+
+def test_redact_dash_reads_a_value_of_several_lines(home: Path, tmp_path: Path) -> None:
+    codes = ["quokka-marmalade-7731", "heron-lavender-0042", "badger-saffron-9918"]
+    _ingest(tmp_path, "codes", [("user", "my recovery codes:\n" + "\n".join(codes))])
+    _ingest(tmp_path, "one", [("user", f"the second code {codes[1]} worked at last")])
+    assert all(files_holding(home, c) for c in codes)
+
+    said = run_cli("redact", "-", input="\n".join(codes) + "\n")
+
+    assert said.returncode == 0, said.stderr
+    assert [c for c in codes if files_holding(home, c)] == []  # whole, and line by line
+    blank = run_cli("redact", "-", input="\n\n")
+    assert blank.returncode == 2 and len(blank.stderr.strip().splitlines()) == 1
