@@ -89,11 +89,13 @@ MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # another message's wording of it (``Writer.stated_again``).
 PAST_PARTS = ("before", "after", "lost", "stated")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
-# forgotten text: a profile line, a question, a learned noise (its vector is of that text).
+# forgotten text: a profile line, a question, a learned noise (its vector is of that text),
+# a triple's predicate (an LLM's or the host's, lower-cased: ``ingest.graph.parse_triples``).
 DERIVED_TEXTS = (
     ("profile_lines", "text"),
     ("memory_questions", "text"),
     ("noise_vectors", "content"),
+    ("triples", "predicate"),
 )
 
 
@@ -778,7 +780,8 @@ def _wal_emptied(db: Database) -> bool:
 
 def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> int:
     """What memctl derived from a forgotten text, which no quote search finds whole:
-    entities named (or aliased) with it, with their triples; the questions stored with a
+    entities named (or aliased) with it, with their triples, and triples whose predicate
+    holds it; the questions stored with a
     memory that quote it; the written profile's lines quoting it or resting on a
     forgotten memory; the learned noise (text and vector) of a forgotten memory or
     quoting it; and entities nothing mentions any more. A needle shorter than

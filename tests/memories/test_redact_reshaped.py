@@ -9,7 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
 from tests.conftest import cli_ok, files_holding, run_cli
+from tests.ingesting import claude_work_session, source
 
 VALUE = "zorblaxquintessence-7731-alpha-omega"  # no pattern of the privacy filter knows it
 HEAD = VALUE[:8]  # what the digest keeps of it, cut at ITEM_WIDTH
@@ -64,3 +71,30 @@ def test_redact_dash_reads_a_value_of_several_lines(home: Path, tmp_path: Path) 
     assert [c for c in codes if files_holding(home, c)] == []  # whole, and line by line
     blank = run_cli("redact", "-", input="\n\n")
     assert blank.returncode == 2 and len(blank.stderr.strip().splitlines()) == 1
+
+
+def test_redact_takes_out_a_triple_s_predicate_memctl_lower_cased(home: Path) -> None:
+    """A host's (or an LLM's) triple keeps its predicate lower-cased ("is run by émile
+    zola for"): the entities named by the value went, the predicate stayed."""
+    settings = load_settings(overrides={"llm": "none", "ingest.host_distil": True})
+    ctx = Context(settings, embedder=HashEmbedder())
+    report = capture(ctx, source(_session()), IngestOptions()).report
+    run_session(ctx, report.session_id, report.job_id)
+    (task,) = pending(ctx, PendingRequest()).batches
+    fact = {
+        "content": "The billing service is run by Émile Zola for the finance team.",
+        "category": "entities",
+        "source_message": 1,
+        "triples": [["billing service", "is run by Émile Zola for", "finance team"]],
+    }
+    distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [fact]}))
+    ctx.close()
+    assert "is run by émile zola for" in cli_ok("graph", "billing service", "--all-scopes")
+
+    cli_ok("redact", "Émile Zola")
+
+    assert files_holding(home, "mile zola") == [] and files_holding(home, "mile Zola") == []
+
+
+def _session() -> str:
+    return "\n".join(json.dumps(line) for line in claude_work_session())
