@@ -107,9 +107,9 @@ def _redact_values(
     """Replace ``values`` by ``[REDACTED]`` everywhere (memories embedded again, messages,
     events, backups, the spool, the logs), and ``texts`` (a memory's old text whole) in
     what quotes a memory (events, runs, jobs; not the sessions). A value's head memctl
-    stored cut short goes too (``store.forget.cut_heads``)."""
-    heads = erase.cut_heads(ctx.db, values)
-    values = [*values, *heads]
+    stored cut short goes too (``store.forget.cut_heads``), from what memctl writes: not
+    from a transcript waiting in the spool or an identity file, which are the user's."""
+    given, values = values, [*values, *erase.cut_heads(ctx.db, values)]
     found = [
         m
         for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
@@ -130,13 +130,13 @@ def _redact_values(
     from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
+    for needle in given:
+        done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
     for needle in values:
-        if needle not in heads:  # a transcript waiting is the client's, never cut by memctl
-            done.spooled += redact_spooled(ctx, needle, REDACTED)  # else maintain stores it
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
-    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
+    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, given, REDACTED)
     done.identity = [str(path) for path in identity.rewritten]
     done.identity_left = [str(path) for path in identity.left]
     done.pending = drop_marks(
