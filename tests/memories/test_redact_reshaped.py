@@ -69,6 +69,13 @@ def test_redact_dash_reads_a_value_of_several_lines(home: Path, tmp_path: Path) 
 
     assert said.returncode == 0, said.stderr
     assert [c for c in codes if files_holding(home, c)] == []  # whole, and line by line
+    seed = "W7QX9-K2PL\nZ9RM4"  # its second line too short to take out of every text alone
+    done = "I stored the seed words in the vault and restored last night's backup from them: "
+    asked = f"Store the seed words {seed} in the vault, then test the backup restore."
+    _ingest(tmp_path, "seed", [("user", asked), ("assistant", done + "every table came back.")])
+    assert files_holding(home, "W7QX9-K2PL Z9RM4")  # the digest flattens the request
+    cli_ok("redact", "-", input=seed)
+    assert files_holding(home, "Z9RM4") == []  # whole, and flattened onto one line
     blank = run_cli("redact", "-", input="\n\n")
     assert blank.returncode == 2 and len(blank.stderr.strip().splitlines()) == 1
 
