@@ -281,7 +281,8 @@ def redact(
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
     session's messages, memories, the event log, runs, the WAL, the backups, the
-    transcripts waiting in the spool, memctl's logs and your identity file."""
+    transcripts waiting in the spool, memctl's logs, the hooks' records and your
+    identity file."""
     done = api.redact(open_context(ctx), read_value(text))
     if as_json:
         print_json(done.to_dict())

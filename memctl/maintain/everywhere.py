@@ -19,6 +19,7 @@ from typing import Any
 
 from memctl.config.files import write_private
 from memctl.context import Context
+from memctl.home import hook_file
 from memctl.maintain.backup import REWRITING, backups, leftovers, restoring, rewritten
 from memctl.memories.operations import edit
 from memctl.model import Memory
@@ -240,6 +241,24 @@ def edit_run(
         return
     with edit(live, verb, memories, what) as writer:
         yield writer
+
+
+# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
+MISSED = "missed"
+
+
+def rewrite_missed(home: Path, kept: Callable[[str], str]) -> int:
+    """The hooks' records of why their last run captured nothing (``hooks/missed/<client>.
+    <event>``: "no transcript of session 'ID' found", which `memctl doctor` shows until that
+    hook captures again), each rewritten as ``kept`` keeps its text; how many changed."""
+    folder = hook_file(home, MISSED, "x").parent
+    changed = 0
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        reason = record.read_text("utf-8", errors="replace")
+        if kept(reason) != reason:
+            write_private(record, kept(reason))
+            changed += 1
+    return changed
 
 
 def rewrite_logs(folder: Path, needle: str, mark: str) -> int:

@@ -37,6 +37,7 @@ from memctl.maintain.everywhere import (
     apply_everywhere,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import no_session, quoted_ref
@@ -185,14 +186,8 @@ def _missed_renamed(home: Path, old: str, new: str) -> int:
     their last run captured nothing (``hooks/missed/<client>.<event>``: "no transcript of
     session 'ID' found", which `memctl doctor` shows until that hook captures again); how
     many were rewritten. Only the quoted id: a short one may be a word of the rest."""
-    folder = hook_file(home, "missed", "x").parent
-    named, renamed, changed = f"session {old!r}", f"session {new!r}", 0
-    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
-        reason = record.read_text("utf-8", errors="replace")
-        if named in reason:
-            write_private(record, reason.replace(named, renamed))
-            changed += 1
-    return changed
+    named, renamed = f"session {old!r}", f"session {new!r}"
+    return rewrite_missed(home, lambda reason: reason.replace(named, renamed))
 
 
 def _drop_started(home: Path, session_id: str) -> None:

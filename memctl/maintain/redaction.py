@@ -21,6 +21,7 @@ from memctl.maintain.everywhere import (
     apply_everywhere,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import REDACTED
@@ -134,6 +135,7 @@ def _redact_values(
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
     for needle in values:
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    done.logs += rewrite_missed(ctx.settings.home, lambda reason: _replaced(reason, values))
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
     identity = redact_identity(ctx.settings.home, ctx.settings.cwd, given, REDACTED)

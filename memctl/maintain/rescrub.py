@@ -39,15 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key, write_private
+from memctl.config.files import forget_key
 from memctl.context import Context
-from memctl.home import hook_file
 from memctl.maintain.everywhere import (
     WITHDRAWS,
     Forgotten,
     apply_everywhere,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
@@ -98,8 +98,6 @@ MEMORY_BATCH = 500
 # A clean row's digest: 128 bits, no two texts meet by chance (``texts_digest``).
 TEXTS_DIGEST_BYTES = 16
 REASON = "rescrub"
-# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
-MISSED = "missed"
 # What its run and event say it took out (never a value).
 WHAT = "secrets today's privacy filter finds"
 # The kind a ``<private>`` block left in a stored text counts as.
@@ -445,11 +443,4 @@ def _hooks_records(home: Path, found: Found) -> tuple[int, int]:
         home, lambda e: any(v in f for v in values for f in (e.path, e.cwd, e.session_id or ""))
     )
     marks += rewrite_errors(home, kept)
-    folder = hook_file(home, MISSED, "x").parent
-    records = 0
-    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
-        reason = record.read_text("utf-8", errors="replace")
-        if kept(reason) != reason:
-            write_private(record, kept(reason))
-            records += 1
-    return marks, records
+    return marks, rewrite_missed(home, kept)

@@ -105,3 +105,16 @@ def test_redact_takes_out_a_triple_s_predicate_memctl_lower_cased(home: Path) ->
 
 def _session() -> str:
     return "\n".join(json.dumps(line) for line in claude_work_session())
+
+
+def test_redact_rewrites_a_hook_s_record_of_why_it_captured_nothing(home: Path) -> None:
+    """`hooks/missed/` keeps "no transcript of session 'ID' found" (`memctl doctor` shows
+    it): a session id holding the value stayed there after `redact`."""
+    said = {"session_id": f"{VALUE}-sess", "hook_event_name": "Stop"}
+    assert run_cli("hook", "claude-code", "Stop", input=json.dumps(said)).returncode == 0
+    assert "hooks/missed/claude-code.Stop" in files_holding(home, VALUE)
+
+    cli_ok("redact", VALUE)
+
+    assert files_holding(home, VALUE[:8]) == []
+    assert "[REDACTED]-sess" in (home / "hooks/missed/claude-code.Stop").read_text()
