@@ -19,7 +19,7 @@ from typing import Any
 
 from memctl.config.files import write_private
 from memctl.context import Context
-from memctl.home import hook_file
+from memctl.home import INJECTED, hook_file, injected_file
 from memctl.maintain.backup import REWRITING, backups, leftovers, restoring, rewritten
 from memctl.memories.operations import edit
 from memctl.model import Memory
@@ -241,6 +241,35 @@ def edit_run(
         return
     with edit(live, verb, memories, what) as writer:
         yield writer
+
+
+def drop_started(home: Path, gone: Callable[[str], bool]) -> None:
+    """Take the sessions ``gone`` picks out of the clients' records of the sessions they
+    started (``hooks/started/<pid>``: ``hooks_state.add_started``), which would otherwise
+    keep their ids for ``INJECTED_DAYS``; a record left empty goes."""
+    folder = hook_file(home, "started", "pid").parent
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        started = record.read_text("utf-8").split()
+        kept = [each for each in started if not gone(each)]
+        if kept == started:
+            continue
+        if kept:
+            write_private(record, "".join(f"{each}\n" for each in kept))
+        else:
+            record.unlink(missing_ok=True)
+
+
+def drop_injected(home: Path, values: list[str]) -> None:
+    """Remove the hooks' records of the memories a session was given whose name holds one
+    of ``values`` (``hooks/injected/session.<id>``: a session id its client chose, in the
+    file's name, made safe as ``hook_file`` makes it), and take those sessions out of the
+    records of the sessions a client started; such a session is given its memories again."""
+    folder = injected_file(home, "x").parent
+    safe = [hook_file(home, INJECTED, value).name for value in values]
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if any(value in record.name for value in safe):
+            record.unlink(missing_ok=True)
+    drop_started(home, lambda started: any(value in started for value in values))
 
 
 # The hooks' records of why their last run captured nothing (``integrations.hooks_state``).

@@ -19,6 +19,7 @@ from memctl.maintain.everywhere import (
     Forgotten,
     Vectors,
     apply_everywhere,
+    drop_injected,
     edit_run,
     rewrite_logs,
     rewrite_missed,
@@ -136,6 +137,7 @@ def _redact_values(
     for needle in values:
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     done.logs += rewrite_missed(ctx.settings.home, lambda reason: _replaced(reason, values))
+    drop_injected(ctx.settings.home, given)  # a session id the client chose, as a file's name
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
     identity = redact_identity(ctx.settings.home, ctx.settings.cwd, given, REDACTED)

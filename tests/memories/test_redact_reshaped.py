@@ -118,3 +118,25 @@ def test_redact_rewrites_a_hook_s_record_of_why_it_captured_nothing(home: Path) 
 
     assert files_holding(home, VALUE[:8]) == []
     assert "[REDACTED]-sess" in (home / "hooks/missed/claude-code.Stop").read_text()
+
+
+def test_redact_removes_a_hook_s_record_named_after_a_session_holding_the_value(
+    home: Path, tmp_path: Path
+) -> None:
+    """The record of the memories a session was given is named after its id
+    (`hooks/injected/session.<id>`), and the client process's record of the sessions it
+    started lists it (`hooks/started/<pid>`): a value in the id stayed in both."""
+    cli_ok("remember", "the shop's staging host is blue", cwd=tmp_path)
+    said = {"session_id": f"{VALUE}-sess", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    given = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(said), env=PID)
+    assert "staging host is blue" in given.stdout, given.stderr
+    assert [p.parent.name for p in home.rglob("*") if VALUE in p.name] == ["injected"]
+    assert files_holding(home, VALUE) == ["hooks/started/4242"]
+
+    cli_ok("redact", VALUE)
+
+    assert [p for p in home.rglob("*") if HEAD in p.name] == []
+    assert files_holding(home, HEAD) == []
+
+
+PID = {"CLAUDE_PID": "4242"}  # the client process, whose sessions the hook records
