@@ -118,14 +118,19 @@ def cut_heads(db: Database, values: Iterable[str]) -> list[str]:
     what was derived from it (``DERIVED_TEXTS``)."""
     columns = [(t, c) for t, _, c, _ in QUOTING]
     columns += [("memories", c) for c in (*MEMORY_TEXTS, "source")] + list(DERIVED_TEXTS)
+    wanted = sorted({v for v in values if len(v) > CUT_HEAD_MIN})
+    openings = json.dumps(sorted({v[:CUT_HEAD_MIN] for v in wanted}))
+    cut = " OR ".join("instr({0}, ?)" for _ in CUT_MARKS)
     found: set[str] = set()
-    for value in {v for v in values if len(v) > CUT_HEAD_MIN}:
-        opening = value[:CUT_HEAD_MIN]
-        for table, column in columns:
-            for (text,) in db.tuples(
-                f"SELECT {column} FROM {table} WHERE instr({column}, ?)", (opening,)
-            ):
-                found.update(_heads_in(str(text), value))
+    for table, column in columns if wanted else ():  # one read of each column
+        for (text,) in db.tuples(
+            f"SELECT {column} FROM {table} WHERE ({cut.format(column)}) AND EXISTS "
+            f"(SELECT 1 FROM json_each(?) AS o WHERE instr({table}.{column}, o.value))",
+            (*CUT_MARKS, openings),
+        ):
+            for value in wanted:
+                if value[:CUT_HEAD_MIN] in text:
+                    found.update(_heads_in(str(text), value))
     return sorted(found)
 
 
