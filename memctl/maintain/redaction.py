@@ -111,7 +111,7 @@ def _redact_values(
     what quotes a memory (events, runs, jobs; not the sessions). A value's head memctl
     stored cut short goes too (``store.forget.cut_heads``), from what memctl writes: not
     from a transcript waiting in the spool or an identity file, which are the user's."""
-    given, values = values, [*values, *erase.cut_heads(ctx.db, values)]
+    given, values = values, _with_heads(ctx.db, values)
     found = [
         m
         for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
@@ -127,7 +127,15 @@ def _redact_values(
     apply_everywhere(
         ctx,
         done,
-        lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb, key),
+        lambda db, into, live: _redact_in(
+            db,
+            (values if live is not None else _with_heads(db, given), texts),
+            into,
+            live,
+            vectors,
+            verb,
+            key,
+        ),
     )
     from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
@@ -148,6 +156,12 @@ def _redact_values(
         lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
     )
     return done
+
+
+def _with_heads(db: Database, values: list[str]) -> list[str]:
+    """``values`` and their heads this copy of the store holds cut short (a backup may hold
+    one the store no longer does)."""
+    return [*values, *erase.cut_heads(db, values)]
 
 
 def _holding(db: Database, values: list[str]) -> list[str]:

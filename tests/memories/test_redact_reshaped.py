@@ -15,6 +15,7 @@ from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
+from memctl.store.database import Database
 from tests.conftest import cli_ok, files_holding, run_cli
 from tests.ingesting import claude_work_session, source
 
@@ -140,3 +141,26 @@ def test_redact_removes_a_hook_s_record_named_after_a_session_holding_the_value(
 
 
 PID = {"CLAUDE_PID": "4242"}  # the client process, whose sessions the hook records
+
+
+def test_redact_takes_a_cut_head_out_of_a_backup_the_store_no_longer_holds_it_in(
+    home: Path,
+) -> None:
+    """A backup keeps rows the store has since lost (a run's notes, a job done): a head
+    only a backup holds is found in that backup, not only among the store's."""
+    cli_ok("remember", f"the vault key is {VALUE}")
+    cli_ok(*BACKUPS, "maintain")
+    (backup,) = (home / "backups").glob("memctl-*.db")
+    with Database.open(backup) as db, db.atomic():  # a run the store no longer holds
+        db.execute(
+            "UPDATE runs SET notes = ?", (json.dumps([f"read {HEAD}…"], ensure_ascii=False),)
+        )
+    assert files_holding(home, HEAD) == sorted(["memctl.db", str(backup.relative_to(home))])
+
+    report = json.loads(cli_ok("redact", VALUE, "--json"))
+
+    assert len(report["backups_rewritten"]) == 1
+    assert files_holding(home, HEAD) == []
+
+
+BACKUPS = ("-c", "maintain.backups=3", "-c", "maintain.backup_every_hours=0")
