@@ -47,7 +47,8 @@ def redact(ctx: Context, text: str) -> Forgotten:
             "would rewrite common words"
         )
     lines = [line.strip() for line in needle.splitlines()]
-    forms = {needle, " ".join(needle.split()), *lines}
+    # "\r\n": a value pasted from a Windows file, stored as a client wrote it ("\n")
+    forms = {needle, "\n".join(needle.splitlines()), " ".join(needle.split()), *lines}
     values = sorted(v for v in forms if len(v) >= erase.MIN_NEEDLE)
     return _redact_values(ctx, values, [], f"a value of {len(needle)} characters")
 

@@ -77,6 +77,9 @@ def test_redact_dash_reads_a_value_of_several_lines(home: Path, tmp_path: Path) 
     assert files_holding(home, "W7QX9-K2PL Z9RM4")  # the digest flattens the request
     cli_ok("redact", "-", input=seed)
     assert files_holding(home, "Z9RM4") == []  # whole, and flattened onto one line
+    _ingest(tmp_path, "pin", [("user", "the door codes:\nab12\ncd34\nef56\nthanks")])
+    cli_ok("redact", "ab12\r\ncd34\r\nef56")  # pasted from a Windows file, as an argument
+    assert files_holding(home, "cd34") == []
     blank = run_cli("redact", "-", input="\n\n")
     assert blank.returncode == 2 and len(blank.stderr.strip().splitlines()) == 1
 
