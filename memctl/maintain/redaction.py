@@ -162,7 +162,7 @@ def _redact_values(
 def _with_heads(db: Database, values: list[str]) -> list[str]:
     """``values`` and their heads this copy of the store holds cut short (a backup may hold
     one the store no longer does)."""
-    return [*values, *erase.cut_heads(db, values)]
+    return [*values, *erase.cut_heads(db, values).keys()]
 
 
 def _holding(db: Database, values: list[str]) -> list[str]:

@@ -202,11 +202,11 @@ def memory_changes(
     """A memory's fields the filter changes today, each of ``heads`` (``Found.heads``) in
     them marked as its value's kind, with their new text; what the filter took out."""
     changes: dict[str, Any] = {}
-    found, values = Redactions(), dict[str, str]()
+    found, values, heads = Redactions(), dict[str, str](), heads or {}
     for name in MEMORY_FIELDS:
         new, taken, hidden = scrubbed(getattr(memory, name))
-        for head in sorted(heads or {}, key=len, reverse=True):  # one may hold a shorter
-            new = new.replace(head, _mark((heads or {})[head]))
+        for head in sorted(heads, key=len, reverse=True):  # one may hold a shorter
+            new = new.replace(head, _mark(heads[head]))
         if new != getattr(memory, name):
             changes[name] = new
             found.add(taken)
@@ -289,9 +289,8 @@ def _cut_heads(db: Database, found: Found) -> None:
     """The heads of the values found that a stored text holds cut short
     (``store.forget.cut_heads``), and the memories holding one: an older memctl cut the
     value in a digest, a note or a title, where today's filter sees no value."""
-    for value, kind in found.values.items():
-        if len(value) >= erase.MIN_NEEDLE:
-            found.heads |= dict.fromkeys(erase.cut_heads(db, [value]), kind)
+    values = [v for v in found.values if len(v) >= erase.MIN_NEEDLE]
+    found.heads = {h: found.values[v] for h, v in erase.cut_heads(db, values).items()}
     for head, kind in found.heads.items():
         for memory_id in erase.ids_containing(db, head):
             found.memories.setdefault(memory_id, Counter())[kind] += 1

@@ -110,18 +110,18 @@ def quotable(needle: str) -> bool:
     )
 
 
-def cut_heads(db: Database, values: Iterable[str]) -> list[str]:
+def cut_heads(db: Database, values: Iterable[str]) -> dict[str, str]:
     """Each head of one of ``values`` that a stored text holds cut short, with its ellipsis
-    ("zorblaxq…" of "zorblaxquintessence"): ``CUT_HEAD_MIN`` characters or more of the
-    value (not all of it), starting a word, right before one of ``CUT_MARKS``. Read in
-    every column that may quote a value (``QUOTING``), a memory's texts, its source and
-    what was derived from it (``DERIVED_TEXTS``)."""
+    ("zorblaxq…" of "zorblaxquintessence"), -> that value: ``CUT_HEAD_MIN`` characters or
+    more of the value (not all of it), starting a word, right before one of ``CUT_MARKS``.
+    Read in every column that may quote a value (``QUOTING``), a memory's texts, its source
+    and what was derived from it (``DERIVED_TEXTS``)."""
     columns = [(t, c) for t, _, c, _ in QUOTING]
     columns += [("memories", c) for c in (*MEMORY_TEXTS, "source")] + list(DERIVED_TEXTS)
     wanted = sorted({v for v in values if len(v) > CUT_HEAD_MIN})
     openings = json.dumps(sorted({v[:CUT_HEAD_MIN] for v in wanted}))
     cut = " OR ".join("instr({0}, ?)" for _ in CUT_MARKS)
-    found: set[str] = set()
+    found: dict[str, str] = {}
     for table, column in columns if wanted else ():  # one read of each column
         for (text,) in db.tuples(
             f"SELECT {column} FROM {table} WHERE ({cut.format(column)}) AND EXISTS "
@@ -130,8 +130,8 @@ def cut_heads(db: Database, values: Iterable[str]) -> list[str]:
         ):
             for value in wanted:
                 if value[:CUT_HEAD_MIN] in text:
-                    found.update(_heads_in(str(text), value))
-    return sorted(found)
+                    found |= dict.fromkeys(_heads_in(str(text), value), value)
+    return dict(sorted(found.items()))
 
 
 def _heads_in(text: str, value: str) -> list[str]:
