@@ -144,8 +144,11 @@ def _heads_in(text: str, value: str) -> list[str]:
             end += 1
         # "manzorb…" is another word's cut, not the value's
         word_start = start == 0 or not (_word(text[start - 1]) and _word(value[0]))
-        if word_start and end - start < len(value):
-            heads += [text[start:end] + m for m in CUT_MARKS if text.startswith(m, end)]
+        # each length matched ("api.internal..." of "api.internal.example" matched a dot
+        # more), short of the whole value
+        last = min(end, start + len(value) - 1)
+        for cut in range(start + CUT_HEAD_MIN, last + 1) if word_start else ():
+            heads += [text[start:cut] + m for m in CUT_MARKS if text.startswith(m, cut)]
         start = text.find(value[:CUT_HEAD_MIN], start + 1)
     return heads
 

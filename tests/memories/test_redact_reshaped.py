@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memctl.api import memory as memory_api
 from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
 from memctl.config import load_settings
 from memctl.context import Context
@@ -16,6 +17,7 @@ from memctl.embed.hashed import HashEmbedder
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.store.database import Database
+from memctl.store.forget import cut_heads
 from tests.conftest import cli_ok, files_holding, run_cli
 from tests.ingesting import claude_work_session, source
 
@@ -167,3 +169,12 @@ def test_redact_takes_a_cut_head_out_of_a_backup_the_store_no_longer_holds_it_in
 
 
 BACKUPS = ("-c", "maintain.backups=3", "-c", "maintain.backup_every_hours=0")
+
+
+def test_a_cut_head_is_found_at_each_length_the_value_matches(ctx: Context) -> None:
+    """A dotted value cut with "..." matches a dot of the ellipsis as its own; the whole
+    value before an ellipsis is no head (it goes as the value); another word's is none."""
+    said = "api.internal... then api.internal.example.com… and xapi.internal…"
+    memory_api.remember(ctx, memory_api.RememberRequest(said))
+    value = "api.internal.example.com"
+    assert cut_heads(ctx.db, [value]) == {"api.internal...": value}
