@@ -71,6 +71,8 @@ class Forgotten:
     kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
     # stating it too (``store.forget.restated``), now its source
     reworded: list[str] = field(default_factory=list)  # of those kept: now in its words
+    # memories that lost a triple quoting the text (a predicate): their files go out again
+    restated: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +94,7 @@ class Forgotten:
             "copies_forgotten": self.copies_forgotten,
             "kept": self.kept,
             "reworded": self.reworded,
+            "restated": self.restated,
         }
 
     def add(self, other: Forgotten) -> None:
@@ -180,7 +183,8 @@ def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     erase.mark_forgotten_in_file(ctx.db)  # until compacted: a later maintain finishes it
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
-    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
+    changed = [*done.memories, *done.reverted, *done.reworded, *done.restated]
+    done.shared = _out_of_the_clone(ctx, changed)
     done.wal_emptied = erase.compact(ctx.db)
     _leftovers_removed(ctx)
 

@@ -31,6 +31,7 @@ from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
+from memctl.store.graph import restate
 from memctl.store.sessions import keyed_session_id
 from memctl.store.sync import redacted_by_sync
 
@@ -198,10 +199,13 @@ def _redact_in(
             done.quotes = erase.erase_quotes(db, values, REDACTED, key=key)
             for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
                 done.quotes[name] = done.quotes.get(name, 0) + count
+            restated = erase.stating(db, values + texts)
             erase.erase_derived(db, values + texts, [])
+            restate(db, restated)
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         erase.key_session_ids(db, key, opened)  # named by a digest of a redacted value
         done.memories = sorted(memories)
+        done.restated = [m for m in restated if m not in memories]
         done.messages = done.quotes.get("messages.content", 0)
 
 

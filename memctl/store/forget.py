@@ -819,6 +819,24 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
     return gone + unsaid_aliases(db, needles) + orphan_entities(db)
 
 
+def stating(db: Database, needles: list[str]) -> list[str]:
+    """The memories stating a triple whose predicate quotes one of ``needles`` (as
+    ``erase_derived`` reads it: its case folded, its spaces collapsed), which it deletes:
+    what their sync files say changes (``store.graph.restate``)."""
+    folded = [" ".join(n.casefold().split()) for n in needles if quotable(n)]
+    rows = (
+        db.tuples(
+            "SELECT t.predicate, s.memory_id FROM triples t "
+            "JOIN triple_sources s ON s.triple_id = t.id"
+        )
+        if folded
+        else []
+    )
+    return sorted(
+        {m for text, m in rows if any(f in " ".join(str(text).casefold().split()) for f in folded)}
+    )
+
+
 def _derived_quoting(db: Database, needles: list[str]) -> int:
     """Delete the derived rows (``DERIVED_TEXTS``) quoting one of ``needles``, read with
     their case folded and their spaces collapsed: memctl wrote them in its own case and

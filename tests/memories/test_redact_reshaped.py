@@ -10,16 +10,20 @@ import json
 from pathlib import Path
 
 from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
 from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
 from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.entities import RULES_VERSION
 from memctl.ingest.pipeline import run_session
+from memctl.store import graph
 from memctl.store.database import Database
 from memctl.store.forget import cut_heads
 from tests.conftest import cli_ok, files_holding, run_cli
 from tests.ingesting import claude_work_session, source
+from tests.syncing import bare_repo, git, machine, shared
 
 VALUE = "zorblaxquintessence-7731-alpha-omega"  # no pattern of the privacy filter knows it
 HEAD = VALUE[:8]  # what the digest keeps of it, cut at ITEM_WIDTH
@@ -178,3 +182,31 @@ def test_a_cut_head_is_found_at_each_length_the_value_matches(ctx: Context) -> N
     memory_api.remember(ctx, memory_api.RememberRequest(said))
     value = "api.internal.example.com"
     assert cut_heads(ctx.db, [value]) == {"api.internal...": value}
+
+
+def test_redact_sends_again_a_shared_memory_whose_triple_it_took_out(tmp_path: Path) -> None:
+    """A model's triple names the value in its predicate, the memory's text does not: its
+    sync file kept the triple on the remote (and in the clone) after `redact`, which changed
+    no text of the memory, so no sync sent its file again."""
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, "The billing service is run by the finance team")
+    at = "2026-12-01T00:00:00Z"
+    with ctx.db.atomic():  # what the graph read of a model's fact
+        ends = [graph.add_entity(ctx.db, n, n, "thing", at) for n in ("billing", "finance")]
+        said = graph.add_triple(ctx.db, ends[0], f"is run by {VALUE} for", ends[1], at)
+        graph.add_source(ctx.db, said, memory.id, "", "llm")
+        graph.mark_indexed(ctx.db, memory.id, memory.content_hash, RULES_VERSION)
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    home = ctx.settings.home
+    ctx.close()
+    assert VALUE in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}")
+
+    report = json.loads(cli_ok(*at_home, "redact", VALUE, "--json"))
+
+    assert report["restated"] == [memory.id] and report["shared"] == [memory.id]
+    assert files_holding(home, VALUE) == []  # the clone's file too
+    cli_ok(*at_home, "sync")
+    assert VALUE not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
