@@ -16,7 +16,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'list' -d 'List memories, newes
 complete -c memctl -n '__fish_use_subcommand' -a 'update' -d 'Change a memory\'s content, tags, importance or category.'
 complete -c memctl -n '__fish_use_subcommand' -a 'forget' -d 'Archive a memory: recall no longer returns it; nothing is deleted.'
 complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (soft: state deleted; --permanent removes it; events stay).'
-complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked value (a password, a token) by [REDACTED] everywhere: every session\'s messages, memories, the event log, runs, the WAL, the backups, the transcripts waiting in the spool, memctl\'s logs and your identity file.'
+complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked value (a password, a token) by [REDACTED] everywhere: every session\'s messages, memories, the event log, runs, the WAL, the backups, the transcripts waiting in the spool, memctl\'s logs, the hooks\' records and your identity file.'
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories and session messages by meaning, words, time and the graph: the clear matches, then the possible ones.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'

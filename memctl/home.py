@@ -27,10 +27,14 @@ def hook_file(home: Path, kind: str, name: str) -> Path:
     return home / HOOKS / kind / safe
 
 
+# The hooks' records of the memories each session was given (``injected_file``).
+INJECTED = "injected"
+
+
 def injected_file(home: Path, session_id: str) -> Path:
     """The record of the memories a session was given (``hooks_state.add_injected``):
     a forget of the session takes it out."""
-    return hook_file(home, "injected", f"session.{session_id}")
+    return hook_file(home, INJECTED, f"session.{session_id}")
 
 
 def user_cache_dir() -> Path:

@@ -255,14 +255,15 @@ def delete(
 
 
 def read_value(text: str) -> str:
-    """``text``, or for ``-`` the first line of standard input (a secret typed on the
-    command line stays in the shell's history, and every local user sees it in ``ps``)."""
+    """``text``, or for ``-`` all of standard input (a secret typed on the command line
+    stays in the shell's history, and every local user sees it in ``ps``; a private key is
+    several lines, each of which leaked with it)."""
     if text != "-":
         return text
-    line = sys.stdin.readline().rstrip("\r\n")
-    if not line:
-        raise UsageError("redact -: give the value on standard input (one line)")
-    return line
+    value = sys.stdin.read().strip()
+    if not value:
+        raise UsageError("redact -: give the value on standard input")
+    return value
 
 
 @app.command()
@@ -271,15 +272,17 @@ def redact(
     text: Annotated[
         str,
         typer.Argument(
-            help="The leaked value, exactly (8 characters or more); - reads it from stdin "
-            "(out of the shell's history and `ps`)."
+            help="The leaked value, exactly (8 characters or more); - reads it from all of "
+            "stdin (out of the shell's history and `ps`; a value of several lines goes whole "
+            "and line by line)."
         ),
     ],
     as_json: JsonOption = False,
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
     session's messages, memories, the event log, runs, the WAL, the backups, the
-    transcripts waiting in the spool, memctl's logs and your identity file."""
+    transcripts waiting in the spool, memctl's logs, the hooks' records and your
+    identity file."""
     done = api.redact(open_context(ctx), read_value(text))
     if as_json:
         print_json(done.to_dict())

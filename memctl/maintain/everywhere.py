@@ -19,6 +19,7 @@ from typing import Any
 
 from memctl.config.files import write_private
 from memctl.context import Context
+from memctl.home import INJECTED, hook_file, injected_file
 from memctl.maintain.backup import REWRITING, backups, leftovers, restoring, rewritten
 from memctl.memories.operations import edit
 from memctl.model import Memory
@@ -70,6 +71,8 @@ class Forgotten:
     kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
     # stating it too (``store.forget.restated``), now its source
     reworded: list[str] = field(default_factory=list)  # of those kept: now in its words
+    # memories that lost a triple quoting the text (a predicate): their files go out again
+    restated: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +94,7 @@ class Forgotten:
             "copies_forgotten": self.copies_forgotten,
             "kept": self.kept,
             "reworded": self.reworded,
+            "restated": self.restated,
         }
 
     def add(self, other: Forgotten) -> None:
@@ -179,7 +183,8 @@ def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     erase.mark_forgotten_in_file(ctx.db)  # until compacted: a later maintain finishes it
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
-    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
+    changed = [*done.memories, *done.reverted, *done.reworded, *done.restated]
+    done.shared = _out_of_the_clone(ctx, changed)
     done.wal_emptied = erase.compact(ctx.db)
     _leftovers_removed(ctx)
 
@@ -240,6 +245,53 @@ def edit_run(
         return
     with edit(live, verb, memories, what) as writer:
         yield writer
+
+
+def drop_started(home: Path, gone: Callable[[str], bool]) -> None:
+    """Take the sessions ``gone`` picks out of the clients' records of the sessions they
+    started (``hooks/started/<pid>``: ``hooks_state.add_started``), which would otherwise
+    keep their ids for ``INJECTED_DAYS``; a record left empty goes."""
+    folder = hook_file(home, "started", "pid").parent
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        started = record.read_text("utf-8").split()
+        kept = [each for each in started if not gone(each)]
+        if kept == started:
+            continue
+        if kept:
+            write_private(record, "".join(f"{each}\n" for each in kept))
+        else:
+            record.unlink(missing_ok=True)
+
+
+def drop_injected(home: Path, values: list[str]) -> None:
+    """Remove the hooks' records of the memories a session was given whose name holds one
+    of ``values`` (``hooks/injected/session.<id>``: a session id its client chose, in the
+    file's name, made safe as ``hook_file`` makes it), and take those sessions out of the
+    records of the sessions a client started; such a session is given its memories again."""
+    folder = injected_file(home, "x").parent
+    safe = [hook_file(home, INJECTED, value).name for value in values]
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if any(value in record.name for value in safe):
+            record.unlink(missing_ok=True)
+    drop_started(home, lambda started: any(value in started for value in values))
+
+
+# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
+MISSED = "missed"
+
+
+def rewrite_missed(home: Path, kept: Callable[[str], str]) -> int:
+    """The hooks' records of why their last run captured nothing (``hooks/missed/<client>.
+    <event>``: "no transcript of session 'ID' found", which `memctl doctor` shows until that
+    hook captures again), each rewritten as ``kept`` keeps its text; how many changed."""
+    folder = hook_file(home, MISSED, "x").parent
+    changed = 0
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        reason = record.read_text("utf-8", errors="replace")
+        if kept(reason) != reason:
+            write_private(record, kept(reason))
+            changed += 1
+    return changed
 
 
 def rewrite_logs(folder: Path, needle: str, mark: str) -> int:

@@ -25,18 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key, known_forget_key, write_private
+from memctl.config.files import forget_key, known_forget_key
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.home import hook_file, injected_file
+from memctl.home import injected_file
 from memctl.maintain.everywhere import (
     EVERY_SESSION,
     WITHDRAWS,
     Forgotten,
     Vectors,
     apply_everywhere,
+    drop_started,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import no_session, quoted_ref
@@ -172,7 +174,7 @@ def forget_session(
             ctx.settings.home, lambda entry: entry.session_id == target.session_id
         )
         injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
-        _drop_started(ctx.settings.home, target.session_id)
+        drop_started(ctx.settings.home, lambda started: started == target.session_id)
         if session is not None and len(session.source) >= erase.MIN_NEEDLE:
             # a hook's line on it ("transcript ... does not exist (yet)") names it
             folder = ctx.settings.home / LOG_DIR
@@ -185,30 +187,8 @@ def _missed_renamed(home: Path, old: str, new: str) -> int:
     their last run captured nothing (``hooks/missed/<client>.<event>``: "no transcript of
     session 'ID' found", which `memctl doctor` shows until that hook captures again); how
     many were rewritten. Only the quoted id: a short one may be a word of the rest."""
-    folder = hook_file(home, "missed", "x").parent
-    named, renamed, changed = f"session {old!r}", f"session {new!r}", 0
-    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
-        reason = record.read_text("utf-8", errors="replace")
-        if named in reason:
-            write_private(record, reason.replace(named, renamed))
-            changed += 1
-    return changed
-
-
-def _drop_started(home: Path, session_id: str) -> None:
-    """Take a forgotten session out of the clients' records of the sessions they started
-    (``hooks/started/<pid>``: ``hooks_state.add_started``), which would otherwise keep its
-    id for ``INJECTED_DAYS``; a record left empty goes."""
-    folder = hook_file(home, "started", "pid").parent
-    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
-        started = record.read_text("utf-8").split()
-        if session_id not in started:
-            continue
-        kept = [each for each in started if each != session_id]
-        if kept:
-            write_private(record, "".join(f"{each}\n" for each in kept))
-        else:
-            record.unlink(missing_ok=True)
+    named, renamed = f"session {old!r}", f"session {new!r}"
+    return rewrite_missed(home, lambda reason: reason.replace(named, renamed))
 
 
 def _run_name(target: _Target, key: bytes) -> str:

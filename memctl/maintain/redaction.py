@@ -19,8 +19,10 @@ from memctl.maintain.everywhere import (
     Forgotten,
     Vectors,
     apply_everywhere,
+    drop_injected,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import REDACTED
@@ -29,20 +31,27 @@ from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
+from memctl.store.graph import restate
 from memctl.store.sessions import keyed_session_id
 from memctl.store.sync import redacted_by_sync
 
 
 def redact(ctx: Context, text: str) -> Forgotten:
     """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
-    again), the event log, runs, jobs, backups, the spool and the logs."""
+    again), the event log, runs, jobs, backups, the spool and the logs. A value of several
+    lines (a private key) goes whole, each line of ``MIN_NEEDLE`` characters or more, and
+    flattened onto one line (as a digest or a note quotes it)."""
     needle = text.strip()
     if len(needle) < erase.MIN_NEEDLE:
         raise UsageError(
             f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
             "would rewrite common words"
         )
-    return _redact_values(ctx, [needle], [], f"a value of {len(needle)} characters")
+    lines = [line.strip() for line in needle.splitlines()]
+    # "\r\n": a value pasted from a Windows file, stored as a client wrote it ("\n")
+    forms = {needle, "\n".join(needle.splitlines()), " ".join(needle.split()), *lines}
+    values = sorted(v for v in forms if len(v) >= erase.MIN_NEEDLE)
+    return _redact_values(ctx, values, [], f"a value of {len(needle)} characters")
 
 
 # The verb of the run that redacts what another machine redacted (``redact_pulled``).
@@ -101,7 +110,10 @@ def _redact_values(
 ) -> Forgotten:
     """Replace ``values`` by ``[REDACTED]`` everywhere (memories embedded again, messages,
     events, backups, the spool, the logs), and ``texts`` (a memory's old text whole) in
-    what quotes a memory (events, runs, jobs; not the sessions)."""
+    what quotes a memory (events, runs, jobs; not the sessions). A value's head memctl
+    stored cut short goes too (``store.forget.cut_heads``), from what memctl writes: not
+    from a transcript waiting in the spool or an identity file, which are the user's."""
+    given, values = values, _with_heads(ctx.db, values)
     found = [
         m
         for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
@@ -117,17 +129,28 @@ def _redact_values(
     apply_everywhere(
         ctx,
         done,
-        lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb, key),
+        lambda db, into, live: _redact_in(
+            db,
+            (values if live is not None else _with_heads(db, given), texts),
+            into,
+            live,
+            vectors,
+            verb,
+            key,
+        ),
     )
     from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
-    for needle in values:
+    for needle in given:
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
+    for needle in values:
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    done.logs += rewrite_missed(ctx.settings.home, lambda reason: _replaced(reason, values))
+    drop_injected(ctx.settings.home, given)  # a session id the client chose, as a file's name
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
-    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
+    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, given, REDACTED)
     done.identity = [str(path) for path in identity.rewritten]
     done.identity_left = [str(path) for path in identity.left]
     done.pending = drop_marks(
@@ -135,6 +158,12 @@ def _redact_values(
         lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
     )
     return done
+
+
+def _with_heads(db: Database, values: list[str]) -> list[str]:
+    """``values`` and their heads this copy of the store holds cut short (a backup may hold
+    one the store no longer does)."""
+    return [*values, *erase.cut_heads(db, values).keys()]
 
 
 def _holding(db: Database, values: list[str]) -> list[str]:
@@ -170,10 +199,13 @@ def _redact_in(
             done.quotes = erase.erase_quotes(db, values, REDACTED, key=key)
             for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
                 done.quotes[name] = done.quotes.get(name, 0) + count
+            restated = erase.stating(db, values + texts)
             erase.erase_derived(db, values + texts, [])
+            restate(db, restated)
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         erase.key_session_ids(db, key, opened)  # named by a digest of a redacted value
         done.memories = sorted(memories)
+        done.restated = [m for m in restated if m not in memories]
         done.messages = done.quotes.get("messages.content", 0)
 
 

@@ -34,20 +34,20 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key, write_private
+from memctl.config.files import forget_key
 from memctl.context import Context
-from memctl.home import hook_file
 from memctl.maintain.everywhere import (
     WITHDRAWS,
     Forgotten,
     apply_everywhere,
     edit_run,
     rewrite_logs,
+    rewrite_missed,
 )
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
@@ -98,8 +98,6 @@ MEMORY_BATCH = 500
 # A clean row's digest: 128 bits, no two texts meet by chance (``texts_digest``).
 TEXTS_DIGEST_BYTES = 16
 REASON = "rescrub"
-# The hooks' records of why their last run captured nothing (``integrations.hooks_state``).
-MISSED = "missed"
 # What its run and event say it took out (never a value).
 WHAT = "secrets today's privacy filter finds"
 # The kind a ``<private>`` block left in a stored text counts as.
@@ -131,6 +129,9 @@ class Found:
     clean: set[bytes] = field(default_factory=set)
     # the graph's rows whose text holds a secret (``store.rescrub.GRAPH_TABLES`` -> ids)
     graph: dict[str, set[int]] = field(default_factory=dict)
+    # a value's head an older memctl stored cut short ("Tr0ub4…": a digest's item, a title),
+    # which the filter no longer knows without the rest -> its value's kind
+    heads: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.speakers or self.sessions or self.memories or self.graph)
@@ -195,12 +196,17 @@ def _session_messages(
         found.clean.add(read)
 
 
-def memory_changes(memory: Memory) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
-    """A memory's fields the filter changes today, with their new text; what it took out."""
+def memory_changes(
+    memory: Memory, heads: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], Redactions, dict[str, str]]:
+    """A memory's fields the filter changes today, each of ``heads`` (``Found.heads``) in
+    them marked as its value's kind, with their new text; what the filter took out."""
     changes: dict[str, Any] = {}
-    found, values = Redactions(), dict[str, str]()
+    found, values, heads = Redactions(), dict[str, str](), heads or {}
     for name in MEMORY_FIELDS:
         new, taken, hidden = scrubbed(getattr(memory, name))
+        for head in sorted(heads, key=len, reverse=True):  # one may hold a shorter
+            new = new.replace(head, _mark(heads[head]))
         if new != getattr(memory, name):
             changes[name] = new
             found.add(taken)
@@ -275,7 +281,19 @@ def found_in(db: Database, clean: Set[bytes] = frozenset()) -> Found:
         if kept != text:
             found.graph.setdefault(table, set()).add(row_id)
             found.take(taken, values)
+    _cut_heads(db, found)
     return found
+
+
+def _cut_heads(db: Database, found: Found) -> None:
+    """The heads of the values found that a stored text holds cut short
+    (``store.forget.cut_heads``), and the memories holding one: an older memctl cut the
+    value in a digest, a note or a title, where today's filter sees no value."""
+    values = [v for v in found.values if len(v) >= erase.MIN_NEEDLE]
+    found.heads = {h: found.values[v] for h, v in erase.cut_heads(db, values).items()}
+    for head, kind in found.heads.items():
+        for memory_id in erase.ids_containing(db, head):
+            found.memories.setdefault(memory_id, Counter())[kind] += 1
 
 
 def _mark(kind: str) -> str:
@@ -302,7 +320,7 @@ def _rewrite(
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
     replacements: dict[str, str] = {}
-    edits = [(m, memory_changes(m)[0]) for m in memories]
+    edits = [(m, memory_changes(m, found.heads)[0]) for m in memories]
     contents = [c["content"] for _, c in edits if "content" in c]
     vectors = dict(zip(contents, embed(contents) if contents else [], strict=True))
     for memory, changes in edits:
@@ -314,6 +332,7 @@ def _rewrite(
         replacements |= {getattr(memory, n): t for n, t in changes.items() if n in MEMORY_FIELDS}
         done.memories.append(memory.id)
     values = {v: _mark(k) for v, k in found.values.items() if len(v) >= erase.MIN_NEEDLE}
+    values |= {head: _mark(kind) for head, kind in found.heads.items()}
     done.quotes = erase.replace_quotes(db, replacements | values, REDACTED)
     # a profile line resting on a changed memory may quote it: the profile task writes it anew
     erase.erase_derived(db, [*values, *replacements], done.memories)
@@ -390,13 +409,16 @@ def rescrubbed(m: Maintenance, found: Found) -> Forgotten:
 
 
 def _outside_the_store(ctx: Context, found: Found, done: Forgotten) -> None:
-    """Each value hidden, out of the spool and memctl's logs."""
+    """Each value hidden, out of the spool and memctl's logs (a value's cut head, out of
+    the logs)."""
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     for value, kind in found.values.items():
         if len(value) >= erase.MIN_NEEDLE:
             done.spooled += redact_spooled(ctx, value, _mark(kind))
             done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, value, _mark(kind))
+    for head, kind in found.heads.items():  # a transcript waiting is the client's, never cut
+        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, head, _mark(kind))
 
 
 def _hooks_records(home: Path, found: Found) -> tuple[int, int]:
@@ -420,11 +442,4 @@ def _hooks_records(home: Path, found: Found) -> tuple[int, int]:
         home, lambda e: any(v in f for v in values for f in (e.path, e.cwd, e.session_id or ""))
     )
     marks += rewrite_errors(home, kept)
-    folder = hook_file(home, MISSED, "x").parent
-    records = 0
-    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
-        reason = record.read_text("utf-8", errors="replace")
-        if kept(reason) != reason:
-            write_private(record, kept(reason))
-            records += 1
-    return marks, records
+    return marks, rewrite_missed(home, kept)

@@ -71,6 +71,14 @@ SESSION_SOURCES = (("memories", "source"), ("triple_sources", "message"))
 # A needle shorter than this is too common to take out of every text (a one-word message
 # like "yes" would blank every "yes" of the store): only its own rows are forgotten.
 MIN_NEEDLE = 8
+# A value memctl stored cut short keeps its head right before the ellipsis: a digest's
+# item, a tool call's note, a title, an excerpt ("sk-live-abcd1234…"). A head this long or
+# longer goes with the value (``cut_heads``); a shorter one is an opening many cut texts
+# share ("sk-…", "the…"), and would wipe them all.
+CUT_HEAD_MIN = 4
+# The ellipses memctl cuts with: its own "…" (``ingest.digest``, ``retrieve.fit``), and
+# "..." (``retrieve.stages.status``).
+CUT_MARKS = ("…", "...")
 # A message shorter than this is no copy of one in another session: "ok, go ahead" or
 # "please continue" is typed in many; a resumed conversation repeats whole requests and
 # answers.
@@ -81,12 +89,72 @@ MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # another message's wording of it (``Writer.stated_again``).
 PAST_PARTS = ("before", "after", "lost", "stated")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
-# forgotten text: a profile line, a question, a learned noise (its vector is of that text).
+# forgotten text: a profile line, a question, a learned noise (its vector is of that text),
+# a triple's predicate (an LLM's or the host's, lower-cased: ``ingest.graph.parse_triples``).
 DERIVED_TEXTS = (
     ("profile_lines", "text"),
     ("memory_questions", "text"),
     ("noise_vectors", "content"),
+    ("triples", "predicate"),
 )
+
+
+def quotable(needle: str) -> bool:
+    """Whether ``needle`` is taken out of every text holding it: ``MIN_NEEDLE`` characters
+    or more, or a value's head memctl cut short (``cut_heads``: ``CUT_HEAD_MIN`` characters
+    or more, then the ellipsis)."""
+    if len(needle) >= MIN_NEEDLE:
+        return True
+    return any(
+        needle.endswith(mark) and len(needle) - len(mark) >= CUT_HEAD_MIN for mark in CUT_MARKS
+    )
+
+
+def cut_heads(db: Database, values: Iterable[str]) -> dict[str, str]:
+    """Each head of one of ``values`` that a stored text holds cut short, with its ellipsis
+    ("zorblaxq…" of "zorblaxquintessence"), -> that value: ``CUT_HEAD_MIN`` characters or
+    more of the value (not all of it), starting a word, right before one of ``CUT_MARKS``.
+    Read in every column that may quote a value (``QUOTING``), a memory's texts, its source
+    and what was derived from it (``DERIVED_TEXTS``)."""
+    columns = [(t, c) for t, _, c, _ in QUOTING]
+    columns += [("memories", c) for c in (*MEMORY_TEXTS, "source")] + list(DERIVED_TEXTS)
+    wanted = sorted({v for v in values if len(v) > CUT_HEAD_MIN})
+    openings = json.dumps(sorted({v[:CUT_HEAD_MIN] for v in wanted}))
+    cut = " OR ".join("instr({0}, ?)" for _ in CUT_MARKS)
+    found: dict[str, str] = {}
+    for table, column in columns if wanted else ():  # one read of each column
+        for (text,) in db.tuples(
+            f"SELECT {column} FROM {table} WHERE ({cut.format(column)}) AND EXISTS "
+            f"(SELECT 1 FROM json_each(?) AS o WHERE instr({table}.{column}, o.value))",
+            (*CUT_MARKS, openings),
+        ):
+            for value in wanted:
+                if value[:CUT_HEAD_MIN] in text:
+                    found |= dict.fromkeys(_heads_in(str(text), value), value)
+    return dict(sorted(found.items()))
+
+
+def _heads_in(text: str, value: str) -> list[str]:
+    """The cut heads of ``value`` in ``text`` (``cut_heads``)."""
+    heads = []
+    start = text.find(value[:CUT_HEAD_MIN])
+    while start >= 0:
+        end = start + CUT_HEAD_MIN
+        while end < len(text) and end - start < len(value) and text[end] == value[end - start]:
+            end += 1
+        # "manzorb…" is another word's cut, not the value's
+        word_start = start == 0 or not (_word(text[start - 1]) and _word(value[0]))
+        # each length matched ("api.internal..." of "api.internal.example" matched a dot
+        # more), short of the whole value
+        last = min(end, start + len(value) - 1)
+        for cut in range(start + CUT_HEAD_MIN, last + 1) if word_start else ():
+            heads += [text[start:cut] + m for m in CUT_MARKS if text.startswith(m, cut)]
+        start = text.find(value[:CUT_HEAD_MIN], start + 1)
+    return heads
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
@@ -578,7 +646,7 @@ def replace_quotes(
     """``erase_quotes`` with each needle replaced by its own text (maintain's rescrub: a
     memory's old text by its scrubbed one, each value by its kind's mark); a needle's
     content hash, and the hash beside a ``content`` rewritten in an event, by ``mark``."""
-    texts = {n: r for n, r in replacements.items() if len(n) >= MIN_NEEDLE}
+    texts = {n: r for n, r in replacements.items() if quotable(n)}
     texts |= {content_hash(n): mark for n in texts}
     wanted = {n: texts[n] for n in sorted(texts, key=len, reverse=True)}
     done: dict[str, int] = {}
@@ -720,14 +788,16 @@ def _wal_emptied(db: Database) -> bool:
 
 def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> int:
     """What memctl derived from a forgotten text, which no quote search finds whole:
-    entities named (or aliased) with it, with their triples; the questions stored with a
+    entities named (or aliased) with it, with their triples, and triples whose predicate
+    holds it; the questions stored with a
     memory that quote it; the written profile's lines quoting it or resting on a
     forgotten memory; the learned noise (text and vector) of a forgotten memory or
     quoting it; and entities nothing mentions any more. A needle shorter than
-    ``MIN_NEEDLE`` is no quote: a forgotten "ok" must not take "Tokyo" with it. How
-    many rows went."""
+    ``MIN_NEEDLE`` is no quote (``quotable``): a forgotten "ok" must not take "Tokyo" with
+    it. How many rows went."""
     gone = 0
-    for needle in sorted({n for n in needles if len(n) >= MIN_NEEDLE}):
+    quoted = sorted({n for n in needles if quotable(n)})
+    for needle in quoted:
         like = f"%{like_escaped(needle)}%"
         gone += _deleted(
             db,
@@ -735,8 +805,7 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
             "(SELECT entity_id FROM entity_aliases WHERE alias LIKE ? ESCAPE '\\')",
             (like, like),
         )
-        for table, column in DERIVED_TEXTS:
-            gone += _deleted(db, f"DELETE FROM {table} WHERE {column} LIKE ? ESCAPE '\\'", (like,))
+    gone += _derived_quoting(db, quoted)
     ids = json.dumps(memory_ids)
     gone += _deleted(
         db,
@@ -748,6 +817,45 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
         db, "DELETE FROM noise_vectors WHERE memory_id IN (SELECT value FROM json_each(?))", (ids,)
     )
     return gone + unsaid_aliases(db, needles) + orphan_entities(db)
+
+
+def stating(db: Database, needles: list[str]) -> list[str]:
+    """The memories stating a triple whose predicate quotes one of ``needles`` (as
+    ``erase_derived`` reads it: its case folded, its spaces collapsed), which it deletes:
+    what their sync files say changes (``store.graph.restate``)."""
+    folded = [" ".join(n.casefold().split()) for n in needles if quotable(n)]
+    rows = (
+        db.tuples(
+            "SELECT t.predicate, s.memory_id FROM triples t "
+            "JOIN triple_sources s ON s.triple_id = t.id"
+        )
+        if folded
+        else []
+    )
+    return sorted(
+        {m for text, m in rows if any(f in " ".join(str(text).casefold().split()) for f in folded)}
+    )
+
+
+def _derived_quoting(db: Database, needles: list[str]) -> int:
+    """Delete the derived rows (``DERIVED_TEXTS``) quoting one of ``needles``, read with
+    their case folded and their spaces collapsed: memctl wrote them in its own case and
+    spacing (a question "what does émile Zola own?" of "Émile Zola owns…", which SQL's
+    LIKE, folding ASCII letters only, does not find). How many rows went."""
+    folded = [" ".join(n.casefold().split()) for n in needles]
+    gone = 0
+    for table, column in DERIVED_TEXTS if folded else ():
+        rowids = [
+            rowid
+            for rowid, text in db.tuples(f"SELECT rowid, {column} FROM {table}")
+            if any(f in " ".join(str(text).casefold().split()) for f in folded)
+        ]
+        gone += _deleted(
+            db,
+            f"DELETE FROM {table} WHERE rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps(rowids),),
+        )
+    return gone
 
 
 def unsaid_aliases(db: Database, needles: list[str]) -> int:

@@ -276,6 +276,14 @@ def mark_restated(db: Database, memory_id: str, at_generation: int) -> None:
     )
 
 
+def restate(db: Database, memory_ids: list[str]) -> None:
+    """These memories state other triples now (a redact took one out): marked restated in
+    a new generation, so sync sends their files again."""
+    at = next_generation(db) if memory_ids else 0
+    for memory_id in memory_ids:
+        mark_restated(db, memory_id, at)
+
+
 # An active memory whose text the graph has not read as it is now (new, or changed).
 _TEXT_UNREAD = "m.state = 'active' AND (g.content_hash IS NULL OR g.content_hash != m.content_hash)"
 

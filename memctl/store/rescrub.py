@@ -107,30 +107,38 @@ def drop_quoting(db: Database, memory_ids: list[str], values: list[str]) -> int:
     """Of these memories, the stored questions, the entities they mention or their triples
     name, and their triples' predicates, that hold one of ``values`` (any length:
     ``store.forget.erase_derived`` takes those of 8 characters or more from every row,
-    these rows alone hold a shorter one); how many rows went."""
-    ids, found = json.dumps(memory_ids), json.dumps(values)
-    db.execute(
-        "DELETE FROM memory_questions WHERE memory_rowid IN (SELECT rowid FROM memories "
-        "WHERE id IN (SELECT value FROM json_each(?))) AND EXISTS "
-        "(SELECT 1 FROM json_each(?) AS v WHERE instr(memory_questions.text, v.value))",
-        (ids, found),
-    )
-    gone = int(db.value("SELECT changes()"))
+    these rows alone hold a shorter one), read with their case folded: memctl writes a
+    question's first word and a model's predicate lower-cased; how many rows went."""
+    ids, folded = json.dumps(memory_ids), [v.casefold() for v in values]
     sourced = (
         "SELECT triple_id FROM triple_sources WHERE memory_id IN (SELECT value FROM json_each(?))"
     )
-    db.execute(
-        "DELETE FROM triples WHERE id IN (" + sourced + ") AND EXISTS "
-        "(SELECT 1 FROM json_each(?) AS v WHERE instr(triples.predicate, v.value))",
-        (ids, found),
+    quoting = (
+        (
+            "memory_questions",
+            "rowid",
+            "text",
+            "memory_rowid IN (SELECT rowid FROM memories "
+            "WHERE id IN (SELECT value FROM json_each(?1)))",
+        ),
+        ("triples", "id", "predicate", "id IN (" + sourced.replace("?", "?1") + ")"),
+        (
+            "entities",
+            "id",
+            "name",
+            "id IN (SELECT entity_id FROM entity_mentions WHERE "
+            "memory_id IN (SELECT value FROM json_each(?1)) UNION SELECT subject FROM triples "
+            "WHERE id IN (" + sourced.replace("?", "?1") + ") UNION SELECT object FROM triples "
+            "WHERE id IN (" + sourced.replace("?", "?1") + "))",
+        ),
     )
-    gone += int(db.value("SELECT changes()"))
-    db.execute(
-        "DELETE FROM entities WHERE id IN (SELECT entity_id FROM entity_mentions WHERE "
-        "memory_id IN (SELECT value FROM json_each(?1)) UNION SELECT subject FROM triples "
-        "WHERE id IN (" + sourced.replace("?", "?1") + ") UNION SELECT object FROM triples "
-        "WHERE id IN (" + sourced.replace("?", "?1") + ")) AND EXISTS "
-        "(SELECT 1 FROM json_each(?2) AS v WHERE instr(entities.name, v.value))",
-        (ids, found),
-    )
-    return gone + int(db.value("SELECT changes()"))
+    gone = 0
+    for table, key, column, mine in quoting:
+        rows = db.tuples(f"SELECT {key}, {column} FROM {table} WHERE {mine}", (ids,))
+        held = [k for k, text in rows if any(v in str(text).casefold() for v in folded)]
+        db.execute(
+            f"DELETE FROM {table} WHERE {key} IN (SELECT value FROM json_each(?))",
+            (json.dumps(held),),
+        )
+        gone += int(db.value("SELECT changes()"))
+    return gone

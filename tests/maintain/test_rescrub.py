@@ -327,3 +327,50 @@ def test_what_an_older_filter_left_of_a_two_line_secret_or_a_passphrase_goes(
     ctx.close()
     for value in ("Granite6Basalt1", "Birch3Cedar7Ash", "battery"):
         assert files_holding(home, value) == []
+
+
+def test_a_value_s_head_an_older_memctl_stored_cut_short_goes_with_it(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """A digest an older memctl wrote quotes the password's head cut short ("Tr0ub4dor…"),
+    where today's filter sees no value: the head goes with the value its message holds."""
+    said = {"messages": [{"role": "user", "content": "how do I add the orders user?"}]}
+    _ok("ingest", "--mode", "raw", "--session-id", "s-orders", input=json.dumps(said))
+    ctx = make_ctx()
+    cut = f"Asked: log in as orders with {VALUE[:9]}…"
+    memory = memory_api.remember(ctx, memory_api.RememberRequest(cut)).memory
+    with ctx.db.atomic():  # what an older memctl kept
+        ctx.db.execute("UPDATE messages SET content = ?", (SAID,))
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    ctx.close()
+    assert files_holding(home, VALUE[:9])
+
+    report = json.loads(_ok("maintain", "--only", "rescrub", "--json"))
+
+    assert report["tasks"][0]["counts"]["memories"] == 1
+    assert files_holding(home, VALUE[:6]) == []
+    got = json.loads(_ok("get", memory.id, "--json"))
+    assert got["content"] == "Asked: log in as orders with [REDACTED:password]"
+
+
+def test_a_short_password_leaves_a_predicate_memctl_lower_cased(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    """A model's triple keeps its predicate lower-cased (``ingest.graph.parse_triples``):
+    the short password a changed memory states ("-P Pw0rd7") stayed in "uses pw0rd7 for"."""
+    ctx = make_ctx()
+    memory = memory_api.remember(ctx, memory_api.RememberRequest("The bmc is checked.")).memory
+    at = "2026-12-01T00:00:00Z"
+    with ctx.db.atomic():  # what an older memctl kept, and a model wrote of it
+        Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
+        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
+        ops = graph.add_entity(ctx.db, "ops team", "ops team", "thing", at)
+        said = f"logs in with {SHORT} for".lower()
+        graph.add_source(ctx.db, graph.add_triple(ctx.db, bmc, said, ops, at), memory.id, "", "llm")
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    ctx.close()
+
+    report = json.loads(_ok("maintain", "--only", "rescrub", "--json"))
+
+    assert report["tasks"][0]["counts"]["memories"] == 1
+    assert files_holding(home, SHORT.casefold()) == []
