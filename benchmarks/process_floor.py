@@ -94,7 +94,7 @@ step("the query's embedding")
 done = recall(ctx, RecallRequest(query={QUERY!r}, all_scopes=True))
 step("the recall (its embedding again included)")
 with contextlib.redirect_stdout(io.StringIO()):
-    render(done.result, "table", False, elsewhere_hint(done.elsewhere))
+    render(done.result, "table", False, elsewhere_hint(done.elsewhere, "add --all-scopes"))
 step("the table")
 ctx.close()
 step("the store closed")
