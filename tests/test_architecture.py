@@ -133,8 +133,9 @@ def test_recall_loads_no_transcript_parser() -> None:
 
 # What a recall's own process never needs: the transcript parsers (one per client format),
 # the store's writer (a recall spools its touches), rich (its table and warning are made
-# plain) -- each tens of ms of its CPU.
-NOT_FOR_RECALL = ("memctl.ingest.parse", "memctl.store.writes", "rich")
+# plain), shutil and the compression modules it loads (argparse sizes its help with it):
+# together tens of ms of its CPU.
+NOT_FOR_RECALL = ("memctl.ingest.parse", "memctl.store.writes", "rich", "shutil")
 
 
 def test_a_recall_in_its_own_process_loads_no_parser_writer_or_rich(home: Path) -> None:
