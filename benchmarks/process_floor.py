@@ -54,7 +54,8 @@ IMPORT = QUICK.format(
 )
 # How long the started resident process may take to load, before it is stopped (loaded).
 RESIDENT_LOADS = 120.0
-# One recall step by step, every module loaded first; prints {step: CPU seconds} (JSON).
+# One recall step by step, every module loaded first; prints [{step: CPU seconds}, {kind:
+# how many were made}] (JSON).
 STEPS = f"""
 import contextlib, dataclasses, io, json, re._compiler, sys, time
 clock, spent = time.process_time, {{"dataclasses": 0.0, "patterns": 0.0}}
@@ -94,12 +95,12 @@ step("the query's embedding")
 done = recall(ctx, RecallRequest(query={QUERY!r}, all_scopes=True))
 step("the recall (its embedding again included)")
 with contextlib.redirect_stdout(io.StringIO()):
-    render(done.result, "table", False, elsewhere_hint(done.elsewhere))
+    render(done.result, "table", False, elsewhere_hint(done.elsewhere, "add --all-scopes"))
 step("the table")
 ctx.close()
 step("the store closed")
-steps.update({{f"{{k}} made at import or first use ({{made[k]}})": v for k, v in spent.items()}})
-print(json.dumps(steps))
+steps.update({{f"{{k}} made at import or first use": v for k, v in spent.items()}})
+print(json.dumps([steps, made]))
 """
 
 
@@ -162,7 +163,7 @@ def main() -> None:
     print(f"a recall loads {len(modules)} modules, {own} of them memctl's")
     commands = lines(modules, env)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    steps: list[dict[str, float]] = []
+    steps: list[tuple[dict[str, float], dict[str, int]]] = []
     for command, command_env in commands.values():
         timed(command, command_env)  # the page cache and the bytecode
         if command_env["MEMCTL_RECALL_RESIDENT"] == "on":
@@ -183,8 +184,10 @@ def main() -> None:
         print(f"{name:45} {wall:7.1f}ms {cpu:6.1f}ms {cpu - previous:+6.1f}ms")
         previous = cpu
     print("one recall's steps, CPU p50 (every module loaded first):")
-    for name in steps[0]:
-        print(f"  {name:60} {statistics.median(s[name] for s in steps) * 1000:6.1f}ms")
+    for name in steps[0][0]:
+        made = [m[name.split()[0]] for _, m in steps if name.split()[0] in m]
+        count = f" ({statistics.median(made):.0f})" if made else ""
+        print(f"  {name + count:60} {statistics.median(s[name] for s, _ in steps) * 1000:6.1f}ms")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average: {load}; {os.cpu_count()} cores; {args.runs} runs")
 

@@ -116,7 +116,7 @@ def warm() -> None:
         vocabulary.vocabulary,
         vocabulary.kinds,
         vocabulary.verbs,
-        vocabulary.spellings,
+        vocabulary.spellings_text,
         glossary.glossary,
         software_kinds.software_kinds,
         entities.software,

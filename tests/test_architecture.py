@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import python_c, run_cli
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memctl"
 SQL = re.compile(
@@ -129,6 +129,39 @@ def test_recall_loads_no_transcript_parser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+# What a recall's own process never needs: the transcript parsers (one per client format),
+# the store's writer (a recall spools its touches), rich (its table and warning are made
+# plain), shutil and the compression modules it loads (argparse sizes its help with it):
+# together tens of ms of its CPU.
+NOT_FOR_RECALL = ("memctl.ingest.parse", "memctl.store.writes", "rich", "shutil")
+
+
+def test_a_recall_in_its_own_process_loads_no_parser_writer_or_rich(home: Path) -> None:
+    """A whole `memctl recall` (no resident process) over a stored session, from a folder in
+    no project (it warns that every project was searched), its session messages shown with
+    their calls: none of NOT_FOR_RECALL loaded, and no client's wrapper compiled (no message
+    opens with one)."""
+    said = "user: the rollout moved to Friday\nassistant: [tool Bash: make ship]\n"
+    stored = run_cli("ingest", "--mode", "raw", "--session-id", "s1", input=said)
+    assert stored.returncode == 0, stored.stderr
+    elsewhere = home.parent / "elsewhere"
+    elsewhere.mkdir()
+    probe = (
+        "import sys\nsys.argv = ['memctl', 'recall', 'rollout Friday']\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "from memctl.memories.injected import INJECTIONS\n"
+        "compiled = sum('_compiled' in vars(i.regex) for i in INJECTIONS)\n"
+        "print('\\nCOMPILED', compiled, 'MODULES', *sorted(sys.modules))"
+    )
+    done = python_c(probe, env={"MEMCTL_EMBEDDER": "hash"}, cwd=elsewhere)
+    assert done.returncode == 0 and "every project searched" in done.stderr, done.stderr
+    assert "s1#1" in done.stdout and "rollout moved to Friday" in done.stdout, done.stdout
+    compiled, _, *loaded = done.stdout.rpartition("\nCOMPILED ")[2].split()
+    assert compiled == "0"
+    assert [m for m in loaded if m.startswith(NOT_FOR_RECALL)] == []
 
 
 def test_get_loads_no_model_code(monkeypatch: pytest.MonkeyPatch) -> None:

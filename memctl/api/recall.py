@@ -108,7 +108,7 @@ def warm(settings: Settings) -> None:
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded
-    from memctl.memories.injected import all_injected
+    from memctl.memories.injected import all_injected, strip_injected
     from memctl.memories.privacy import ANCHORS, find_secrets
     from memctl.retrieve.named_projects import question_words, written_as_names
     from memctl.retrieve.query import analyse
@@ -123,6 +123,7 @@ def warm(settings: Settings) -> None:
         counts_over_time(question)
         compares_events(question)
         all_injected(question)  # every client's wrapper as one pattern (a message row)
+    strip_injected("")  # each client's wrapper, compiled (a message opening with one)
     find_secrets(" ".join(ANCHORS))  # every secret's pattern, woken (a shown row is checked)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child

@@ -1,4 +1,4 @@
-"""What rich prints for a results table and a line, made without importing rich.
+"""What rich prints for a results table, a line and a warning, made without importing rich.
 
 Importing rich and drawing a recall's table took ~25 ms of the ~240 ms a `memctl
 recall` process costs. For text rich measures one cell a character, on a console it
@@ -24,7 +24,7 @@ _SINGLE_CELLS = ((0x20, 0x7E), (0xA1, 0xAC), (0xAE, 0x2FF), (0x370, 0x482), (0x2
 _SAFE = frozenset([chr(c) for start, end in _SINGLE_CELLS for c in range(start, end + 1)] + ["…"])
 _WORD = re.compile(r" *[^ ]+ *")  # rich's word (\s*\S+\s*) in text whose only space is " "
 _DUMB_TERMINALS = ("dumb", "unknown")  # rich: such a terminal is 80 wide and never coloured
-BOLD, RESET = "\x1b[1m", "\x1b[0m"
+BOLD, YELLOW, RESET = "\x1b[1m", "\x1b[33m", "\x1b[0m"
 # The table's box (rich.box.HEAVY_HEAD): top, header row, under the header, rows, bottom.
 TOP, HEAD, UNDER = ("┏", "━", "┳", "┓"), ("┃", " ", "┃", "┃"), ("┡", "━", "╇", "┩")
 ROW, BOTTOM = ("│", " ", "│", "│"), ("└", "─", "┴", "┘")
@@ -34,11 +34,11 @@ MIN_WIDTH = 20  # a console narrower than this goes to rich
 RICH_DRAWN = "15.0"
 
 
-def console() -> tuple[int, bool] | None:
-    """(width, styled) of rich's console on stdout as rich would make it now (styled: a
-    terminal rich colours); None when rich might decide otherwise than this module knows
-    to (``rich.console.Console``)."""
-    stream = sys.stdout
+def console(stderr: bool = False) -> tuple[int, bool] | None:
+    """(width, styled) of rich's console on stdout (or ``stderr``) as rich would make it
+    now (styled: a terminal rich colours); None when rich might decide otherwise than this
+    module knows to (``rich.console.Console``)."""
+    stream = sys.stderr if stderr else sys.stdout
     idle = getattr(sys.stdin, "__module__", "").startswith("idlelib")  # rich: no terminal
     if sys.platform == "win32" or stream is None or idle or hasattr(builtins, "get_ipython"):
         return None
@@ -89,6 +89,17 @@ def plain(texts: Sequence[str]) -> bool:
 def line(text: str, width: int) -> str | None:
     """A line as ``Console.print`` prints it, when it fits."""
     return text + "\n" if len(text) <= width and plain([text]) else None
+
+
+def warning(text: str) -> str | None:
+    """A line as rich's console on stderr prints it in yellow without wrapping it (a
+    warning: ``memctl.cli.render.warn``), when rich would print it so; NO_COLOR leaves it
+    uncoloured, as rich does."""
+    shape = console(stderr=True)
+    if shape is None or not plain([text]):
+        return None
+    coloured = shape[1] and not os.environ.get("NO_COLOR")
+    return f"{YELLOW}{text}{RESET}\n" if coloured else text + "\n"
 
 
 def table(

@@ -27,6 +27,7 @@ LINE_END_SPACE = (
     + "".join(map(chr, range(0x2000, 0x200B)))
     + ("\u2028\u2029\u202f\u205f\u3000")
 )
+TRAILING_SPACE = LINE_END_SPACE.replace("\n", "")  # what a line split at "\n" may end in
 # The normaliser: tab, newline and carriage return become spaces; every other ASCII
 # control character (category Cc) is dropped.
 CLEAN = {c: None for c in [*range(0x20), 0x7F]} | {ord(c): " " for c in "\t\n\r"}
@@ -47,11 +48,15 @@ class WordPiece:
     def from_file(cls, path: Path, max_tokens: int) -> WordPiece:
         """The tokenizer of a vocab.txt (one entry a line, its id its line number; a later
         duplicate wins, as in ``tokenizers``). KeyError when a special token is missing."""
-        lines = path.read_text(encoding="utf-8").split("\n")
+        text = path.read_text(encoding="utf-8")
+        lines = text.split("\n")
         if lines and not lines[-1]:
             lines.pop()
-        vocab = {line.rstrip(LINE_END_SPACE): n for n, line in enumerate(lines)}
-        return cls(vocab, max_tokens)
+        # the model's vocab.txt holds no such space: its lines are taken as they are, ~3 ms
+        # of a recall's own process less than stripping each
+        if any(space in text for space in TRAILING_SPACE):
+            lines = [line.rstrip(LINE_END_SPACE) for line in lines]
+        return cls(dict(zip(lines, range(len(lines)), strict=True)), max_tokens)
 
     def ids(self, text: str) -> list[int]:
         """The ids of an ASCII ``text`` (ValueError for any other)."""

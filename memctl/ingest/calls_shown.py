@@ -7,8 +7,7 @@ say what was looked at, not what was done. The slow path embeds each as shown
 
 from __future__ import annotations
 
-from memctl.ingest.parse.common import LONG_PATH, SHORT_PATH
-from memctl.ingest.tools import Call, read_calls, tool_kind
+from memctl.ingest.tools import LONG_PATH, SHORT_PATH, Call, read_calls, tool_kind
 
 # At most this many characters of a call are shown: a member's answering part's room
 # (retrieve/answering.py ANSWER_CHARS), the excerpt's line (cli/recall_out.py).

@@ -62,9 +62,7 @@ from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
     HOOK_FAILED_NOTE,
-    LONG_PATH,
     SESSION_SUMMARY,
-    SHORT_PATH,
     SUBAGENT,
     SUBAGENT_REPORT,
 )
@@ -74,6 +72,8 @@ from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     CHECKS,
     LIST_ITEM,
+    LONG_PATH,
+    SHORT_PATH,
     Call,
     Command,
     command_purpose,

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from memctl.config import Settings
 from memctl.embed import BATCH_TEXTS, Embedder
-from memctl.ingest.parse.common import SUBAGENT_REPORT
-from memctl.ingest.tools import NOTE_START
+from memctl.ingest.tools import NOTE_START, SUBAGENT_REPORT
 from memctl.store.database import Database
 from memctl.store.sessions import keeps_message_vectors, message_vector_count
 

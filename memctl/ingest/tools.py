@@ -26,6 +26,16 @@ from memctl.memories.narration import without_filler
 # "[tool Bash: ls]", "[tool result Bash: ok]", "[tool error: exit 1: ...]"; a note cut to its
 # width ends in "…" instead of "]"
 NOTE_START = lazy(r"\[tool ")
+# An absolute path of three parts or more: a call's note too long for its width
+# (``parse.common.NOTE_WIDTH``) shows it by its last part, so that the width goes to the
+# command and the file it acts on (Codex's `sed -n '1,320p' /Users/…/components/
+# ProjectBudgetCard.tsx` lost the file's name), as the digest and recall's rows show
+# commands ("git -C …/repiq commit --no-verify"). Here, not in ``parse.common``: recall
+# shows a row's calls without loading the transcript parsers.
+LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
+SHORT_PATH = r"…/\1"  # LONG_PATH's replacement
+# Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
+SUBAGENT_REPORT = "[subagent report]"
 OUTCOMES = {"result": "ok", "error": "error", "refused": "refused"}
 SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
 # Codex's code mode: its one tool, exec, runs JavaScript that calls the others ("const r =

@@ -29,101 +29,109 @@ class Injection:
     client: str  # the client that injects it ("any": several do)
     kind: str
     regex: re.Pattern[str]
+    opening: str  # the source of what every match of ``regex`` opens with (``_opening``)
 
 
-def _block(tag: str) -> str:
-    """A whole ``<tag ...>...</tag>`` block, or from ``<tag>`` to the end when never closed."""
-    return rf"<{tag}\b[^>]*>.*?(?:</{tag}\s*>|\Z)"
+def _block(tag: str) -> tuple[str, str]:
+    """A whole ``<tag ...>...</tag>`` block, or from ``<tag>`` to the end when never closed:
+    its opening, and the rest."""
+    return rf"<{tag}\b", rf"[^>]*>.*?(?:</{tag}\s*>|\Z)"
 
 
-def _rule(client: str, kind: str, regex: str) -> Injection:
-    return Injection(client, kind, lazy(regex, re.S | re.I))
+def _rule(client: str, kind: str, opening: str, rest: str) -> Injection:
+    """A text that opens with ``opening`` (a pattern holding no "|" of its own) and goes on
+    as ``rest`` says."""
+    return Injection(client, kind, lazy(f"{opening}(?:{rest})", re.S | re.I), opening)
 
 
 INJECTIONS: tuple[Injection, ...] = (
-    _rule(ANY, "memctl-context", _block("memctl-context")),
+    _rule(ANY, "memctl-context", *_block("memctl-context")),
     # Codex: instruction files, environment, permissions, aborted turns
     _rule(
         "codex",
         "agents-md",
-        r"#\s*AGENTS\.md instructions(?: for [^\n]*)?\n+"
+        "#",
+        r"\s*AGENTS\.md instructions(?: for [^\n]*)?\n+"
         r"(?:<INSTRUCTIONS>.*?(?:</INSTRUCTIONS>|\Z)|.*\Z)",
     ),
-    _rule("codex", "instructions", _block("INSTRUCTIONS")),
-    _rule("codex", "environment", _block("environment_context")),
-    _rule("codex", "instructions", _block("user_instructions")),
-    _rule("codex", "permissions", _block("permissions instructions")),
-    _rule("codex", "turn-aborted", _block("turn_aborted")),
-    _rule("codex", "skills", _block("skills_instructions")),
+    _rule("codex", "instructions", *_block("INSTRUCTIONS")),
+    _rule("codex", "environment", *_block("environment_context")),
+    _rule("codex", "instructions", *_block("user_instructions")),
+    _rule("codex", "permissions", *_block("permissions instructions")),
+    _rule("codex", "turn-aborted", *_block("turn_aborted")),
+    _rule("codex", "skills", *_block("skills_instructions")),
     # a skill the person named ("$entire:code-tour"): Codex sends its SKILL.md as a user
     # message in <skill>; read as theirs, its body was a request and its rules decisions
     # (fresh8's entireskills code-tour run)
-    _rule("codex", "skill", _block("skill")),
+    _rule("codex", "skill", *_block("skill")),
     # Codex's IDE extension and desktop app put the files a person points at (and the open
     # tabs) above their words, which follow "## My request for Codex:": as a title or an ask
     # the heading read "# Files mentioned by the user:" (heldout's codemie, s32-distill)
     _rule(
         "codex",
         "ide",
-        r"#[ \t]*(?:Context from my IDE setup|Files mentioned by the user):"
+        "#",
+        r"[ \t]*(?:Context from my IDE setup|Files mentioned by the user):"
         r".*?##[ \t]*My request for Codex:[ \t]*",
     ),
     # Claude Code: reminders (CLAUDE.md contents, todo state), command wrappers, hooks
-    _rule("claude-code", "system-reminder", _block("system-reminder")),
-    _rule("claude-code", "command", _block("command-name")),
-    _rule("claude-code", "command", _block("command-message")),
-    _rule("claude-code", "command", _block("command-args")),
-    _rule("claude-code", "command-output", _block("local-command-stdout")),
-    _rule("claude-code", "command-output", _block("local-command-stderr")),
+    _rule("claude-code", "system-reminder", *_block("system-reminder")),
+    _rule("claude-code", "command", *_block("command-name")),
+    _rule("claude-code", "command", *_block("command-message")),
+    _rule("claude-code", "command", *_block("command-args")),
+    _rule("claude-code", "command-output", *_block("local-command-stdout")),
+    _rule("claude-code", "command-output", *_block("local-command-stderr")),
     # the prompt's shell mode ("!cmd"): a command the person ran and its output, not words
-    _rule("claude-code", "shell-mode", _block("bash-input")),
-    _rule("claude-code", "command-output", _block("bash-stdout")),
-    _rule("claude-code", "command-output", _block("bash-stderr")),
-    _rule("claude-code", "hook", _block("user-prompt-submit-hook")),
+    _rule("claude-code", "shell-mode", *_block("bash-input")),
+    _rule("claude-code", "command-output", *_block("bash-stdout")),
+    _rule("claude-code", "command-output", *_block("bash-stderr")),
+    _rule("claude-code", "hook", *_block("user-prompt-submit-hook")),
     # a background sub-agent's end, told to the model as a user turn
-    _rule("claude-code", "task-notification", _block("task-notification")),
+    _rule("claude-code", "task-notification", *_block("task-notification")),
     _rule(
         "claude-code",
         "command-caveat",
-        r"Caveat: The messages below were generated by the user while running local "
-        r"commands\.[^\n]*",
+        "Caveat: ",
+        r"The messages below were generated by the user while running local commands\.[^\n]*",
     ),
     # ... and the tag Claude Code 2.x wraps it in (left behind, "<local-command-caveat>" was
     # read as a request, and as a question left unanswered: fresh3's SpecStory history of a
     # Claude Code session)
-    _rule("claude-code", "command-caveat", _block("local-command-caveat")),
+    _rule("claude-code", "command-caveat", *_block("local-command-caveat")),
     _rule(
         "claude-code",
         "instructions",
-        r"Contents of \S*(?:CLAUDE|AGENTS)\.md \([^)]*\):.*?(?=\n\nContents of |\Z)",
+        "Contents of ",
+        r"\S*(?:CLAUDE|AGENTS)\.md \([^)]*\):.*?(?=\n\nContents of |\Z)",
     ),
     _rule(
         "claude-code",
         "compaction",
-        r"This session is being continued from a previous conversation that ran out of "
-        r"context\..*\Z",
+        "This session ",
+        r"is being continued from a previous conversation that ran out of context\..*\Z",
     ),
-    _rule("claude-code", "interrupted", r"\[Request interrupted by user[^\]]*\]"),
+    _rule("claude-code", "interrupted", r"\[Request ", r"interrupted by user[^\]]*\]"),
     # its IDE extension's copy of a file the person @-mentions, after their words (a real
     # fresh2 session): the file's text, not what they said or asked
-    _rule("claude-code", "ide", r'<context\s+ref="[^"]*"\s*>.*?(?:</context\s*>|\Z)'),
+    _rule("claude-code", "ide", r"<context\s", r'\s*ref="[^"]*"\s*>.*?(?:</context\s*>|\Z)'),
     # Cursor: what it attaches to a prompt (its system prompt names these wrappers)
-    _rule("cursor", "attachments", _block("attached_files")),
-    _rule("cursor", "attachments", _block("image_files")),
-    _rule("cursor", "system-reminder", _block("system_reminder")),
-    _rule("cursor", "notification", _block("system_notification")),
+    _rule("cursor", "attachments", *_block("attached_files")),
+    _rule("cursor", "attachments", *_block("image_files")),
+    _rule("cursor", "system-reminder", *_block("system_reminder")),
+    _rule("cursor", "notification", *_block("system_notification")),
     # Gemini CLI (0.61): its environment as a session's first user message, and the
     # context a hook added (memctl's block among it, HTML-escaped) before a prompt
-    _rule("gemini", "environment", _block("session_context")),
-    _rule("gemini", "hook", _block("hook_context")),
+    _rule("gemini", "environment", *_block("session_context")),
+    _rule("gemini", "hook", *_block("hook_context")),
     # skill listings any client may paste in
     _rule(
         ANY,
         "skills",
-        r"##\s*Skills\s*\nA skill is a set of local instructions.*?(?=\n#{1,2} (?!#)|\Z)",
+        "##",
+        r"\s*Skills\s*\nA skill is a set of local instructions.*?(?=\n#{1,2} (?!#)|\Z)",
     ),
-    _rule(ANY, "ide", _block("ide_opened_file")),
-    _rule(ANY, "ide", _block("ide_selection")),
+    _rule(ANY, "ide", *_block("ide_opened_file")),
+    _rule(ANY, "ide", *_block("ide_selection")),
 )
 
 # What a client puts into a session before anyone speaks, its environment and instruction
@@ -229,8 +237,9 @@ def all_injected(text: str) -> bool:
 
 @functools.cache
 def _opening() -> re.Pattern[str]:
-    """Any injection, or a built-in command's prompt, as one pattern: anchored, it tells
-    a text that opens with none of them in one try."""
-    patterns = [injection.regex.pattern for injection in INJECTIONS]
+    """What any injection, or a built-in command's prompt, opens with, as one pattern:
+    anchored, it tells a text that opens with none of them in one try. Their openings, not
+    their whole patterns: the union of those cost a recall's own process ~5 ms to compile."""
+    patterns = [injection.opening for injection in INJECTIONS]
     patterns.append(COMMAND_PROMPTS.pattern)
     return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), re.S | re.I)

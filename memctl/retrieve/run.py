@@ -34,7 +34,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
 SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
-SUBAGENT_REPORT = "[subagent report]"  # how they open its report (the same)
+SUBAGENT_REPORT = "[subagent report]"  # how they open its report (ingest/tools.py)
 # How the neighbours stage names the path to a memory it added beside its seed in their
 # session (``Candidate.via``): the reply to a question the seed asks, or the turn before or
 # after it (``label_added`` labels them apart)

@@ -11,7 +11,6 @@ import importlib.util
 import itertools
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -106,6 +105,8 @@ def translated_errors(path: Path) -> Iterator[None]:
 def _disk_full(path: Path) -> bool:
     """Whether the disk holding ``path`` has no room for another page (SQLite says only
     "disk I/O error" when a write into its shared memory or journal fails for want of it)."""
+    import shutil  # here: it loads the compression modules, ~3 ms of every command
+
     try:
         return shutil.disk_usage(path.parent).free < DISK_FULL_BYTES
     except OSError:

@@ -47,7 +47,7 @@ _ROLES = ", ".join(f"'{r}'" for r in EMBEDDED_ROLES)
 # benchmarks.md, "Message vectors").
 TOOL_NOTE = "[tool %"
 # A sub-agent's report, the one tool message embedded: memctl's readers open it with this
-# mark (SUBAGENT_REPORT, ingest/parse/common.py). It is what a sub-agent said; without a
+# mark (SUBAGENT_REPORT, ingest/tools.py). It is what a sub-agent said; without a
 # vector it competed on its words alone (docs/benchmarks.md, "A sub-agent's report found by
 # meaning").
 REPORT_MARK = "[subagent report]"

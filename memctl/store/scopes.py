@@ -10,7 +10,6 @@ records of the old scope to the new one and records ``scope_alias:<old>`` in
 from __future__ import annotations
 
 from memctl.store.database import Database
-from memctl.store.writes import Writer
 
 PREFIX = "scope_alias:"
 
@@ -31,6 +30,8 @@ def adopt(db: Database, old: str, new: str) -> int:
     Returns how many memories moved (0 when the alias was already recorded)."""
     if old == new or alias_of(db, old) == new:
         return 0
+    from memctl.store.writes import Writer  # here: every command opens a store, few adopt
+
     with db.atomic():
         if alias_of(db, old) == new:  # another process adopted it meanwhile
             return 0

@@ -27,7 +27,6 @@ import os
 from pathlib import Path
 
 from memctl.store.database import Database
-from memctl.store.writes import Writer
 
 # The spool beside the store: ``memctl.db.touches``.
 SUFFIX = ".touches"
@@ -91,6 +90,8 @@ def apply_spooled(db: Database) -> int:
 
 
 def _apply_line(db: Database, line: bytes) -> int:
+    from memctl.store.writes import Writer  # here: a recall that only spools never loads it
+
     try:
         at, step, ids = json.loads(line)
     except ValueError:  # a line a power cut left half-written

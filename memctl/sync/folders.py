@@ -24,9 +24,9 @@ from memctl.model import Memory
 Triple = tuple[str, str, str]
 # what stands for the session's folder in a file's text, as a shell names where it is
 HERE = "."
-# how a note shortens an absolute path (``parse.common.SHORT_PATH``): "…/acme-layoffs"
+# how a note shortens an absolute path (``ingest.tools.SHORT_PATH``): "…/acme-layoffs"
 SHORTENED = "…/"
-NAME_CHARS = r"[\w.@+-]"  # what a path's part is made of (``parse.common.LONG_PATH``)
+NAME_CHARS = r"[\w.@+-]"  # what a path's part is made of (``ingest.tools.LONG_PATH``)
 # how a shell command or a person names the home folder in a path
 HOME_SPELLINGS = ("~", "$HOME", "${HOME}")
 # what stands for the session's folder's name where a sibling folder's name repeats it

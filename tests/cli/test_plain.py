@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memctl.cli import plain
-from memctl.cli.render import _plain_table, print_blocks, with_memory_column
+from memctl.cli.render import _plain_table, print_blocks, warn, with_memory_column
 from tests.conftest import python_c, run_cli
 
 WORDS = [
@@ -82,22 +82,23 @@ def test_a_table_wider_than_the_console_is_left_to_rich() -> None:
     assert _plain_table(HEADERS, rows, ["deploy"], 60, False) is None
 
 
-@pytest.mark.parametrize(
-    "environ",
-    [
-        {},
-        {"COLUMNS": "120"},
-        {"COLUMNS": "55", "LINES": "10"},
-        {"FORCE_COLOR": "1"},
-        {"FORCE_COLOR": "1", "TERM": "dumb"},
-        {"FORCE_COLOR": "1", "TERM": "dumb", "COLUMNS": "90"},
-        {"FORCE_COLOR": "1", "TERM": "dumb", "COLUMNS": "90", "LINES": "5"},
-        {"FORCE_COLOR": "1", "NO_COLOR": "1"},
-        {"FORCE_COLOR": ""},
-        {"TTY_COMPATIBLE": "1", "TERM": "xterm-256color"},
-        {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"},
-    ],
-)
+# Environments rich decides a console's width and colour from.
+ENVIRONS = [
+    {},
+    {"COLUMNS": "120"},
+    {"COLUMNS": "55", "LINES": "10"},
+    {"FORCE_COLOR": "1"},
+    {"FORCE_COLOR": "1", "TERM": "dumb"},
+    {"FORCE_COLOR": "1", "TERM": "dumb", "COLUMNS": "90"},
+    {"FORCE_COLOR": "1", "TERM": "dumb", "COLUMNS": "90", "LINES": "5"},
+    {"FORCE_COLOR": "1", "NO_COLOR": "1"},
+    {"FORCE_COLOR": ""},
+    {"TTY_COMPATIBLE": "1", "TERM": "xterm-256color"},
+    {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"},
+]
+
+
+@pytest.mark.parametrize("environ", ENVIRONS)
 def test_the_console_is_rich_s(environ: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Width and colour as rich's own console decides them from the environment, and the
     printed blocks the same."""
@@ -120,6 +121,29 @@ def test_the_console_is_rich_s(environ: dict[str, str], monkeypatch: pytest.Monk
     print_blocks(blocks)
     assert ours == sys.stdout.getvalue()
     assert ("\x1b[1m" in ours) == (made.color_system is not None)
+
+
+@pytest.mark.parametrize("environ", ENVIRONS)
+@pytest.mark.parametrize("message", ["every project searched", "tab\tinside", "naïve café"])
+def test_a_warning_is_rich_s_own_bytes(
+    environ: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warning line on stderr (``render.warn``) as rich's console prints it, in yellow on
+    a terminal; text rich might print otherwise goes to rich."""
+    for name in ("COLUMNS", "LINES", "TERM", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr("memctl.cli.render._CONSOLES", {})
+    warn(message)
+    ours = sys.stderr.getvalue()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    made = Console(stderr=True, highlight=False, markup=False, emoji=False)
+    monkeypatch.setattr("memctl.cli.render._CONSOLES", {True: made})
+    warn(message)
+    assert ours == sys.stderr.getvalue()
+    assert ("\x1b[33m" in ours) == (made.color_system is not None and not made.no_color)
 
 
 # What a recall printing its table never uses: rich and Typer (~25 ms of a process), the

@@ -76,6 +76,21 @@ def test_a_model_without_vocab_txt_gives_the_same_vectors(tmp_path: Path) -> Non
     assert np.abs(without - LocalEmbedder().embed(texts)).max() < 1e-5
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["[UNK]", "[CLS]", "[SEP]", "deploy", "##s", "deploy"],  # a later duplicate wins
+        ["[UNK]\r", "[CLS] ", "[SEP]\t", "deploy\u3000", "##s", "de ploy \u2003"],
+    ],
+)
+def test_a_vocabulary_file_reads_as_tokenizers_reads_it(tmp_path: Path, lines: list[str]) -> None:
+    from tokenizers.models import WordPiece as Reference
+
+    path = tmp_path / "vocab.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
+    assert WordPiece.from_file(path, local.MAX_TOKENS).vocab == Reference.read_file(str(path))
+
+
 def test_a_vocabulary_without_its_special_tokens_is_a_one_line_error(tmp_path: Path) -> None:
     for name in model_files.MODEL_FILES:
         (tmp_path / name).symlink_to(DIRECTORY / name)

@@ -23,7 +23,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.tools import command_purpose
-from memctl.memories.injected import strip_injected
+from memctl.memories.injected import INJECTIONS, all_injected, strip_injected
 from memctl.model import Category, Memory, Role
 from memctl.store.memories import MemoryFilter, list_memories
 from memctl.store.sessions import get_session, messages_after
@@ -454,6 +454,17 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
 def test_injected_text_is_recognised_per_client(text: str, kinds: dict[str, int]) -> None:
     stripped = strip_injected(text)
     assert stripped.all_injected and dict(stripped.removed) == kinds
+    assert all_injected(text)  # through the openings' union first, as recall asks it
+
+
+def test_every_wrapper_opens_with_its_opening() -> None:
+    """What recall tries first (``injected._opening``) is the rules' openings: a text a rule
+    matches opens with a match of its opening, since its pattern is the opening then the
+    rest in a group of its own, and the opening alternates nothing."""
+    for injection in INJECTIONS:
+        assert "|" not in injection.opening, injection
+        assert injection.regex.pattern.startswith(f"{injection.opening}(?:"), injection
+        assert injection.regex.pattern.endswith(")"), injection
 
 
 @pytest.mark.parametrize(

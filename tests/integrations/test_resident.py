@@ -470,7 +470,8 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
     said_in_session(
         ctx,
         [
-            "<system-reminder>a client's wrapper</system-reminder>",
+            # found by the question's words: its whole text is what a client wraps
+            "<system-reminder>a client's wrapper says how we deploy</system-reminder>",
             "we deploy with make release, then read its status: the health page",
         ],
     )

@@ -17,13 +17,14 @@ from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import analyse
 from memctl.retrieve.stages.candidates import with_synonyms
 from memctl.retrieve.vocabulary import (
+    SPELLINGS_FILE,
     VOCABULARY_FILE,
     WORD,
     expand,
     is_term,
+    other_spellings,
     parse,
     phrase_of,
-    spellings,
     vocabulary,
 )
 from tests.conftest import run_cli
@@ -220,6 +221,24 @@ def test_a_word_spelt_the_other_way_finds_its_memory(ctx: Context) -> None:
     (colors,) = [r for r in found.results if r.memory.content.startswith("Make the colors")]
     assert "bm25" in colors.ranks  # found by its words: "colours" searched "colors"
     assert not is_term("colours") and not is_term("behaviour")
-    pairs = spellings()
-    assert len(pairs) > 3000 and pairs["colour"] == (("color",),)
-    assert pairs["colors"] == (("colours",),)  # both ways
+    assert other_spellings("colour") == (("color",),)
+    assert other_spellings("colors") == (("colours",),)  # both ways
+
+
+def test_each_word_s_other_spellings_are_its_pairs_in_the_file() -> None:
+    """Looked up by searching the file: each word of every pair (and a word in a comment,
+    or in no pair) gets what reading every pair into a table gives, in the file's order."""
+    table: dict[str, dict[tuple[str, ...], None]] = {}
+    for line in SPELLINGS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            british, american = line.split("\t")
+            table.setdefault(british, {})[(american,)] = None
+            table.setdefault(american, {})[(british,)] = None
+    assert len(table) > 3000
+    assert {word: other_spellings(word) for word in table} == {
+        word: tuple(found) for word, found in table.items()
+    }
+    assert other_spellings("breame") == other_spellings("deploy") == ()  # a comment's, none
+    text = "\n# a\tb\ngrey\tgray\ngrey\tgrey-ish\nmould\tmold\ngrey\tgray\n"
+    assert other_spellings("grey", text) == (("gray",), ("grey-ish",))
+    assert other_spellings("b", text) == () and other_spellings("gray", text) == (("grey",),)

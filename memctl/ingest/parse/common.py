@@ -13,25 +13,24 @@ from typing import Any
 
 from memctl.config.safe_load import json_value
 from memctl.ingest.parse.secret_commands import prints_secret, runs_shell, stores_secret
-from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
+from memctl.ingest.tools import (
+    LONG_PATH,
+    NOTE_START,
+    PATCH_FILE,
+    SHORT_PATH,
+    SUBAGENT_REPORT,
+    writes_files,
+)
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import find_secrets, has_label, scrub
 from memctl.memories.told_back import memctl_tool, reads_memctl
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160
-# An absolute path of three parts or more: a call's note too long for NOTE_WIDTH shows it
-# by its last part, so that the width goes to the command and the file it acts on (Codex's
-# `sed -n '1,320p' /Users/…/components/ProjectBudgetCard.tsx` lost the file's name), as
-# the digest shows commands ("git -C …/repiq commit --no-verify").
-LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
-SHORT_PATH = r"…/\1"  # LONG_PATH's replacement
 # Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
 SUBAGENT = "[subagent] "
 # How the tally names the lines it kept, per kind: "kept user", "kept subagent assistant"
 KEPT, KEPT_SUBAGENT = "kept ", "kept subagent "
-# Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
-SUBAGENT_REPORT = "[subagent report]"
 # The longest report a message keeps: a 20 KB review is whole, a 50 MB result is cut (how much
 # of it a digest shows is the ``digest.report_chars`` setting).
 REPORT_KEEP = 32_000
