@@ -68,6 +68,7 @@ from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import Memory
 from memctl.store import forget as erase
 from memctl.store.database import Database
+from memctl.store.graph import restate
 from memctl.store.memories import get_memories
 from memctl.store.rescrub import (
     RESCRUBBED_WITH,
@@ -82,6 +83,7 @@ from memctl.store.rescrub import (
     session_texts,
     sessions_messages,
     set_session_texts,
+    stating_rows,
 )
 from memctl.store.sessions import add_followed_digests
 from memctl.store.writes import Writer
@@ -316,7 +318,9 @@ def _rewrite(
     then the values and the memories' old texts replaced where else they are quoted."""
     rewrite_messages(db, found.messages)
     rename_speakers(db, found.speakers)
+    restating = stating_rows(db, found.graph)  # their files state less now: sent again
     drop_graph_rows(db, found.graph)  # derived rows holding a secret go, as erase_derived
+    restate(db, restating)
     for session_id, texts in found.sessions.items():
         set_session_texts(db, session_id, texts)
     replacements: dict[str, str] = {}
@@ -338,6 +342,7 @@ def _rewrite(
     erase.erase_derived(db, [*values, *replacements], done.memories)
     drop_quoting(db, done.memories, [v for v in found.values if v])
     done.messages = len(found.messages)
+    done.restated = [m for m in restating if m not in done.memories]
     kinds = {k: n for k, n in found.kinds.items() if n}
     writer.forgotten(WHAT, rows=done.messages, **kinds)
 

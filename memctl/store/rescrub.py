@@ -90,6 +90,23 @@ def graph_texts(db: Database) -> list[tuple[str, int, str]]:
     return [(str(table), int(row_id), str(text)) for table, row_id, text in rows]
 
 
+def stating_rows(db: Database, rows: dict[str, set[int]]) -> list[str]:
+    """The memories stating one of these triples, or a triple naming one of these entities
+    (``GRAPH_TABLES`` -> ids): dropping the rows changes what their sync files say."""
+    entities, triples = (json.dumps(sorted(rows.get(table, ()))) for table in GRAPH_TABLES)
+    named = (
+        "SELECT id FROM triples WHERE id IN (SELECT value FROM json_each(?)) "
+        "OR subject IN (SELECT value FROM json_each(?)) "
+        "OR object IN (SELECT value FROM json_each(?))"
+    )
+    found = db.tuples(
+        f"SELECT DISTINCT memory_id FROM triple_sources WHERE triple_id IN ({named}) "
+        "ORDER BY memory_id",
+        (triples, entities, entities),
+    )
+    return [str(memory_id) for (memory_id,) in found]
+
+
 def drop_graph_rows(db: Database, rows: dict[str, set[int]]) -> int:
     """Delete these entities (their aliases, mentions and triples with them) and triples
     (``GRAPH_TABLES`` -> ids); how many rows went."""

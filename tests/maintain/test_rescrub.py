@@ -18,6 +18,7 @@ from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest import pending
+from memctl.ingest.entities import RULES_VERSION
 from memctl.integrations import hooks_state
 from memctl.maintain.backup import make_backup
 from memctl.maintain.pipeline import configured_tasks, maintain
@@ -374,3 +375,50 @@ def test_a_short_password_leaves_a_predicate_memctl_lower_cased(
 
     assert report["tasks"][0]["counts"]["memories"] == 1
     assert files_holding(home, SHORT.casefold()) == []
+
+
+def test_a_shared_memory_whose_triple_held_a_secret_is_sent_again_by_the_next_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model's triple names a password in its predicate and an entity of a labelled
+    value, the memory's text neither: the rescrub dropped those graph rows but changed no
+    text of the memory, so no sync sent its file again and the remote (and the clone) kept
+    the triples."""
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    home = ctx.settings.home
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "llm=none")
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, "The bmc is checked before each release.")
+    other = shared(ctx, "The broker's admin user is kept by the ops team.")
+    at = "2026-12-01T00:00:00Z"
+    with ctx.db.atomic():  # what an older memctl's graph read of a model's facts
+        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
+        ops = graph.add_entity(ctx.db, "ops team", "ops team", "thing", at)
+        said = graph.add_triple(ctx.db, bmc, f"is checked with ipmitool -P {SHORT} by", ops, at)
+        graph.add_source(ctx.db, said, memory.id, "", "llm")
+        label = f"password={OTHER}"
+        secret = graph.add_entity(ctx.db, label, label.casefold(), "thing", at)
+        graph.add_source(
+            ctx.db, graph.add_triple(ctx.db, ops, "keeps", secret, at), other.id, "", "llm"
+        )
+        for each in (memory, other):
+            graph.mark_indexed(ctx.db, each.id, each.content_hash, RULES_VERSION)
+        ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
+    with monkeypatch.context() as older:
+        _an_older_filter(older)
+        older.setattr("memctl.sync.outgoing.triples_problem", lambda triples: None)
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    ctx.close()
+    for value in (SHORT, OTHER):
+        assert value in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD"), value
+
+    report = json.loads(_ok(*at_home, "maintain", "--only", "rescrub", "--json"))
+
+    assert report["tasks"][0]["counts"]["graph"] == 2
+    for value in (SHORT, OTHER):
+        assert files_holding(home, value) == [], value  # the clone's files too
+    _ok(*at_home, "sync")
+    shared_now = git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert SHORT not in shared_now and OTHER not in shared_now
+    assert "The bmc is checked before each release." in shared_now  # its file is still there
