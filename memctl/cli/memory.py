@@ -287,10 +287,9 @@ def redact(
 
     context = open_context(ctx)
     done = api.redact(context, read_value(text))
-    # The home's resident process is ended: it holds the log that was just replaced open
-    # (its stdout and stderr: the old file, value and all, stays readable through /proc
-    # until it exits), and its memory keeps the requests it read (a recall of the value,
-    # the usual way to find the leak). The next recall or session start starts another.
+    # The home's resident process is ended: its memory keeps the requests it read (a
+    # recall of the value, the usual way to find the leak), and each child it forks gets a
+    # copy. The next recall or session start starts another.
     stop_resident(context.settings.home)
     if as_json:
         print_json(done.to_dict())

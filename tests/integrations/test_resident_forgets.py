@@ -76,6 +76,9 @@ def test_the_resident_process_shows_nothing_forgotten_since_it_started(
     _ok("ingest", "--transcript", str(transcript), "--session-id", "ferry", cwd=project)
     (home / "identity.md").write_text(f"I am Dana; my badge is {MINE}.\n")
     (project / ".memctl" / "identity.md").write_text(f"Payments service, run by {OURS}.\n")
+    (home / "logs").mkdir(exist_ok=True)
+    log = home / "logs" / resident.LOG  # a line of its own naming the session's transcript
+    log.write_text(f"2026-12-02T00:00:00 resident: an error quoting {transcript}\n")
     _ok("daemon", "start", cwd=project)
     try:
         pid = started(home)
@@ -95,10 +98,11 @@ def test_the_resident_process_shows_nothing_forgotten_since_it_started(
         assert served > served_then
         assert [w for w in GONE if w in after] == []
         assert "I am Dana" in after and "Payments service" in after
-        log = (home / "logs" / resident.LOG).read_text()
         status = json.dumps(resident.tell(home, "status"))
-        assert [w for w in GONE if w in log + status] == []
+        assert [w for w in GONE if w in log.read_text() + status] == []
         assert [w for w in GONE if _kept(pid, w)] == []  # only its children read them
+        assert str(transcript) not in log.read_text()
+        assert _kept(pid, str(transcript)) == []  # the log it writes to is the one rewritten
         held = [os.readlink(f) for f in Path(f"/proc/{pid}/fd").iterdir()]
         assert [f for f in held if str(home) in f and "resident" not in f] == []
     finally:
