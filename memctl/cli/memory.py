@@ -283,7 +283,14 @@ def redact(
     session's messages, memories, the event log, runs, the WAL, the backups, the
     transcripts waiting in the spool, memctl's logs, the hooks' records and your
     identity file."""
-    done = api.redact(open_context(ctx), read_value(text))
+    from memctl.integrations.purge import stop_resident
+
+    context = open_context(ctx)
+    done = api.redact(context, read_value(text))
+    # The home's resident process is ended: its memory keeps the requests it read (a
+    # recall of the value, the usual way to find the leak), and each child it forks gets a
+    # copy. The next recall or session start starts another.
+    stop_resident(context.settings.home)
     if as_json:
         print_json(done.to_dict())
         return

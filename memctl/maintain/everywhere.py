@@ -12,12 +12,13 @@ writes their tombstones or new text), and memctl's logs are rewritten without th
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import write_private
+from memctl.config.files import open_private, write_private
 from memctl.context import Context
 from memctl.home import INJECTED, hook_file, injected_file
 from memctl.maintain.backup import REWRITING, backups, leftovers, restoring, rewritten
@@ -305,6 +306,18 @@ def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
         except OSError:
             continue
         if needle in text:
-            write_private(path, text.replace(needle, mark))
+            _rewrite_in_place(path, text.replace(needle, mark))
             changed += 1
     return changed
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """``path`` holding ``text`` now, the same file: a process writing to it (the resident
+    process's and the worker's stdout and stderr) goes on writing there. Replaced by a new
+    file, the old one stayed theirs, the old text in it readable through /proc until they
+    exited, and their later lines went to no file anyone could find."""
+    with os.fdopen(open_private(path, os.O_WRONLY), "w", encoding="utf-8") as out:
+        out.write(text)
+        out.truncate()
+        out.flush()
+        os.fsync(out.fileno())
