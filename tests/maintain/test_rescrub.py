@@ -266,6 +266,15 @@ def test_a_task_named_off_must_be_one() -> None:
         configured_tasks("decay,-rescrb")
 
 
+AT = "2026-12-01T00:00:00Z"
+
+
+def _a_model_states(db: Database, memory_id: str, subject: str, said: str, obj: str) -> None:
+    """A triple an LLM wrote of the memory, its ends found or made by their names."""
+    ends = [graph.add_entity(db, name, name.casefold(), "thing", AT) for name in (subject, obj)]
+    graph.add_source(db, graph.add_triple(db, ends[0], said, ends[1], AT), memory_id, "", "llm")
+
+
 def test_the_graph_s_texts_and_the_hooks_records_leave_their_secrets(
     make_ctx: Callable[..., Context], home: Path, tmp_path: Path
 ) -> None:
@@ -275,15 +284,10 @@ def test_the_graph_s_texts_and_the_hooks_records_leave_their_secrets(
     mark stays, naming its transcript."""
     ctx = make_ctx()
     memory = memory_api.remember(ctx, memory_api.RememberRequest("The bmc is checked.")).memory
-    at = "2026-12-01T00:00:00Z"
     with ctx.db.atomic():  # what an older memctl kept, and a model wrote of it
         Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
-        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
-        word = graph.add_entity(ctx.db, SHORT, SHORT.casefold(), "thing", at)
-        graph.add_source(
-            ctx.db, graph.add_triple(ctx.db, bmc, "logs in with", word, at), memory.id, "", "llm"
-        )
-        graph.add_entity(ctx.db, f"password={OTHER}", f"password={OTHER}".casefold(), "thing", at)
+        _a_model_states(ctx.db, memory.id, "bmc1", "logs in with", SHORT)
+        graph.add_entity(ctx.db, f"password={OTHER}", f"password={OTHER}".casefold(), "thing", AT)
         ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
     transcript = str(tmp_path / "t.jsonl")
     failed = f"OSError: rabbitmqctl add_user orders {VALUE} failed"
@@ -361,13 +365,9 @@ def test_a_short_password_leaves_a_predicate_memctl_lower_cased(
     the short password a changed memory states ("-P Pw0rd7") stayed in "uses pw0rd7 for"."""
     ctx = make_ctx()
     memory = memory_api.remember(ctx, memory_api.RememberRequest("The bmc is checked.")).memory
-    at = "2026-12-01T00:00:00Z"
     with ctx.db.atomic():  # what an older memctl kept, and a model wrote of it
         Writer(ctx.db).update(memory, {"content": POWER}, ctx.vectors([POWER])[0])
-        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
-        ops = graph.add_entity(ctx.db, "ops team", "ops team", "thing", at)
-        said = f"logs in with {SHORT} for".lower()
-        graph.add_source(ctx.db, graph.add_triple(ctx.db, bmc, said, ops, at), memory.id, "", "llm")
+        _a_model_states(ctx.db, memory.id, "bmc1", f"logs in with {SHORT} for".lower(), "ops team")
         ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
     ctx.close()
 
@@ -391,17 +391,11 @@ def test_a_shared_memory_whose_triple_held_a_secret_is_sent_again_by_the_next_sy
     sync_api.init(ctx, str(remote))
     memory = shared(ctx, "The bmc is checked before each release.")
     other = shared(ctx, "The broker's admin user is kept by the ops team.")
-    at = "2026-12-01T00:00:00Z"
     with ctx.db.atomic():  # what an older memctl's graph read of a model's facts
-        bmc = graph.add_entity(ctx.db, "bmc1", "bmc1", "thing", at)
-        ops = graph.add_entity(ctx.db, "ops team", "ops team", "thing", at)
-        said = graph.add_triple(ctx.db, bmc, f"is checked with ipmitool -P {SHORT} by", ops, at)
-        graph.add_source(ctx.db, said, memory.id, "", "llm")
-        label = f"password={OTHER}"
-        secret = graph.add_entity(ctx.db, label, label.casefold(), "thing", at)
-        graph.add_source(
-            ctx.db, graph.add_triple(ctx.db, ops, "keeps", secret, at), other.id, "", "llm"
+        _a_model_states(
+            ctx.db, memory.id, "bmc1", f"is checked with ipmitool -P {SHORT} by", "ops team"
         )
+        _a_model_states(ctx.db, other.id, "ops team", "keeps", f"password={OTHER}")
         for each in (memory, other):
             graph.mark_indexed(ctx.db, each.id, each.content_hash, RULES_VERSION)
         ctx.db.execute("DELETE FROM meta WHERE key = ?", (RESCRUBBED_WITH,))
