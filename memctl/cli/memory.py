@@ -257,12 +257,15 @@ def delete(
 def read_value(text: str) -> str:
     """``text``, or for ``-`` all of standard input (a secret typed on the command line
     stays in the shell's history, and every local user sees it in ``ps``; a private key is
-    several lines, each of which leaked with it)."""
-    if text != "-":
-        return text
-    value = sys.stdin.read().strip()
-    if not value:
+    several lines, each of which leaked with it); bytes that are not UTF-8 are a usage
+    error, not a crash."""
+    value = text if text != "-" else sys.stdin.read().strip()
+    if text == "-" and not value:
         raise UsageError("redact -: give the value on standard input")
+    try:  # undecodable bytes reach Python as surrogates, which no stored text holds
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError("redact: the value is not UTF-8 text") from None
     return value
 
 

@@ -88,6 +88,10 @@ def test_redact_dash_reads_a_value_of_several_lines(home: Path, tmp_path: Path) 
     assert files_holding(home, "cd34") == []
     blank = run_cli("redact", "-", input="\n\n")
     assert blank.returncode == 2 and len(blank.stderr.strip().splitlines()) == 1
+    binary = run_cli("redact", "-", input=b"\xff\xfe\x00key-material")
+    assert binary.returncode == 2 and binary.stderr.strip().splitlines() == [
+        "memctl: error: redact: the value is not UTF-8 text"
+    ]
 
 
 def test_redact_takes_out_a_triple_s_predicate_memctl_lower_cased(home: Path) -> None:
