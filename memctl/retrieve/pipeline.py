@@ -12,7 +12,9 @@ others are possible matches: the best of them by the same fused
 score, rescored by the stages that weigh a memory on its own (POSSIBLE_STAGES),
 follow the clear ones (``recall.possible``); the best of them takes a row among
 them when it is a message of a session with more than CLEAR_TURNS_FIRST clear
-messages (``with_room``). An unrelated query gets possible matches at most.
+messages (``with_room``); among the first rows, one session's possible messages take the
+rows they hold by the query's rarer words (``rarer_words_first``). An unrelated query gets
+possible matches at most.
 
 ``recall()`` is the one entry point (the CLI, hooks and benchmarks call it);
 its result carries the trace that ``--explain`` and ``--why-not`` read.
@@ -48,7 +50,7 @@ from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.copies import copies, folded_ids
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
-from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of, unnamed
+from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, coverage, fuse, strength_of, unnamed
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.intent import STAGE as INTENT
@@ -311,7 +313,9 @@ def recall(
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``; one may take a
-    crowded session's row among the clear ones: ``ranked``).
+    crowded session's row among the clear ones: ``ranked``; a session's possible messages
+    among the first ``Run.depth`` rows, in the rows they hold, by the query's rarer words:
+    ``rarer_words_first``).
 
     ``scopes``: None searches every scope. ``now`` (``--as-of``) moves the clock
     back: memories created after it do not exist yet. ``touch`` records the access
@@ -330,9 +334,17 @@ def recall(
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
     wanted = run.params.possible if possible is None else possible
+    asked = run.limit
+    if budget is None:  # the depth's rows are ordered whatever the limit, then cut
+        run.limit = max(asked, run.depth)
     rows = ranked(run, wanted)
     if len(rows) < run.limit and not run.searched_out and budget is None and deeper:
         rows += deeper_rows(run, rows, wanted)
+    if budget is None:
+        rows = [*rarer_words_first(run, rows[: run.depth]), *rows[run.depth :]]
+        for rank, candidate in enumerate(rows[asked:], start=asked + 1):
+            run.record(MOVED, candidate, DROPPED, why=f"rank {rank} beyond the limit of {asked}")
+        rows, run.limit = rows[:asked], asked
     if touch:
         touch_results(run, [Recalled.of(c) for c in rows if c.clear])
     results = [Recalled.of(c) for c in rows]
@@ -477,6 +489,35 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
             break
         fits.append(candidate)
     return fits
+
+
+# The trace's name for the step that orders a session's possible messages (``rarer_words_first``).
+MOVED = "rarer words"
+
+
+def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
+    """``rows`` with each session's possible messages in the rows they hold, the one holding
+    the most of the question's words by rarity (``coverage``) first, the first of equals.
+    One session's messages share its topic, so their closeness in meaning mostly says the
+    topic, and the rarer words which one answers; the gate's clear ones hold most of the
+    question's words (docs/benchmarks.md, "A session's possible messages by the question's
+    rarer words"). The rows a session holds, and every other row, stay as they are. The
+    caller orders the first ``Run.depth`` rows whatever the limit, then cuts: the first k
+    rows of any limit stay the rows of limit k."""
+    held: dict[str, list[int]] = {}
+    for row, candidate in enumerate(rows):
+        if candidate.is_message and candidate.memory.session_id and not candidate.clear:
+            held.setdefault(candidate.memory.session_id, []).append(row)
+    moved = list(rows)
+    for places in held.values():
+        shares = [coverage(run, rows[row]) for row in places]
+        order = sorted(range(len(places)), key=lambda i: -shares[i])
+        for row, i in zip(places, order, strict=True):
+            moved[row] = rows[places[i]]
+            if places[i] != row:
+                why = f"row {row + 1}: it holds {shares[i]:.2f} of the query's words by rarity"
+                run.record(MOVED, rows[places[i]], RESCORED, why=why)
+    return moved
 
 
 # Messages of tool notes only one session offers among the possible matches (reasoned:

@@ -8,6 +8,10 @@ from typing import Any
 from memctl.api.memory import RememberRequest, remember
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
+from memctl.retrieve.pipeline import rarer_words_first
+from memctl.retrieve.run import Candidate
+from memctl.retrieve.stages.fuse import coverage
+from memctl.store.message_search import get_message
 from tests.ingesting import ingest_text
 
 READ = "[tool Read: /src/shop/tests/test_unit.py]"
@@ -176,3 +180,31 @@ def test_another_sessions_possible_turn_waits_for_the_rows_the_clear_ones_leave(
     rows = recall(ctx, RecallRequest(ROTATION, limit=4)).result.results
     assert len(rows) == 4 and all(r.clear for r in rows)
     assert ANSWER not in [r.memory.content for r in rows]
+
+
+def test_a_sessions_possible_turn_holding_the_rarer_words_takes_its_sessions_first_row(
+    make_ctx: Any,
+) -> None:
+    """Of one session's possible turns among the rows, the one holding more of the question's
+    words by rarity comes first, in the rows that session's possible turns hold; another
+    session's row and a clear turn stay where they are (pipeline.rarer_words_first). Every
+    turn of ROTATED and every note says "billing service signing keys"; only the answer
+    says "rotated"."""
+    ctx: Context = make_ctx()
+    said = "assistant: Vault rotated them last quarter; the billing team was told."
+    ingest_text(ctx, "\n".join([*ROTATED, "user: ok", said]), "rotated")
+    ingest_text(ctx, "user: keys\nassistant: The billing signing keys live in Vault.", "vault")
+    for team in ("payments", "invoicing", "tax", "refunds"):  # the common words, by rarity
+        remember(ctx, RememberRequest(f"The {team} team owns the billing service signing keys."))
+    run = recall(ctx, RecallRequest(ROTATION, limit=4)).result.run
+    assert run is not None
+
+    def turn(key: str, clear: bool = False) -> Candidate:
+        return Candidate(get_message(ctx.db, key).as_memory(), is_message=True, clear=clear)
+
+    rows = [turn("rotated#2", clear=True), turn("rotated#3"), turn("vault#2"), turn("rotated#6")]
+    assert coverage(run, rows[3]) > coverage(run, rows[1])  # "rotated" is the rarest word
+    moved = [c.id for c in rarer_words_first(run, rows)]
+    assert moved == ["rotated#2", "rotated#6", "vault#2", "rotated#3"]
+    rows[1].clear = True  # a clear turn keeps its row
+    assert [c.id for c in rarer_words_first(run, rows)] == [c.id for c in rows]
