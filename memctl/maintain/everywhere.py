@@ -109,6 +109,18 @@ class Forgotten:
         self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
         self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
 
+    @property
+    def took_text(self) -> bool:
+        """Whether it took text out of the store: a message, a memory, a quote (a forget of
+        what was forgotten already takes none)."""
+        return bool(
+            self.messages
+            or self.memories
+            or self.reverted
+            or self.reworded
+            or any(self.quotes.values())
+        )
+
     def file_note(self) -> str:
         """What a reader kept in the file, said when it did ("" when the WAL was emptied):
         the next maintain finishes the compaction (``upkeep.compact_forgotten``)."""
