@@ -424,8 +424,9 @@ def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
 
 
 # The viewer is a door like the CLI, and narrower: it reaches the core through memctl/api/ only,
-# and its health page runs the CLI's `doctor` checks.
-UI_REACHES = ("memctl.ui", "memctl.api", "memctl.integrations.doctor")
+# its health page runs the CLI's `doctor` checks, and its session forget ends the home's
+# resident process as the CLI's does (`integrations.purge.stop_resident_after`).
+UI_REACHES = ("memctl.ui", "memctl.api", "memctl.integrations.doctor", "memctl.integrations.purge")
 
 
 @every(sorted((PACKAGE / "ui").glob("*.py")))

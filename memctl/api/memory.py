@@ -268,12 +268,18 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     if is_message_id(id_or_prefix):
         if noise:
             raise UsageError("noise takes a memory, not a session message", ["noise"])
-        from memctl.maintain.forgetting import forget_session
-
-        message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id, reads="message")
-        return message
+        return forget_message(ctx, id_or_prefix)[0]
     return operations.forget(ctx, id_or_prefix, noise)
+
+
+def forget_message(ctx: Context, message_id: str) -> tuple[Memory, Forgotten]:
+    """Forget a session message (``SESSION#N``) everywhere (``sessions forget``): the
+    message as it was, and what the forget took out (nothing when it was forgotten
+    already)."""
+    from memctl.maintain.forgetting import forget_session
+
+    message = operations.get(ctx, message_id)[0]
+    return message, forget_session(ctx, message.id, reads="message")
 
 
 def pin(ctx: Context, id_or_prefix: str) -> Memory:
@@ -285,8 +291,6 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     """Soft delete (state deleted), or remove the row, vector and relations for good, with
     every quote of its text (``maintain.forgetting``). A session message has no soft
     delete: ``--permanent`` forgets it everywhere (``sessions forget``)."""
-    from memctl.maintain.forgetting import forget_session
-
     if is_message_id(id_or_prefix):
         if not permanent:
             raise UsageError(
@@ -294,9 +298,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
                 f"`memctl sessions forget {id_or_prefix}`, takes its text out everywhere",
                 ["permanent"],
             )
-        message = operations.get(ctx, id_or_prefix)[0]
-        forget_session(ctx, message.id, reads="message")
-        return message
+        return forget_message(ctx, id_or_prefix)[0]
     if permanent:
         return delete_for_good(ctx, id_or_prefix)[0]
     return operations.delete(ctx, id_or_prefix, permanent)

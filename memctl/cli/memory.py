@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,7 +30,10 @@ from memctl.cli.fastlane import remember_text
 from memctl.cli.memory_out import LIST_FORMATS, show_list, show_memory
 from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
-from memctl.model import counted
+from memctl.model import Memory, counted
+
+if TYPE_CHECKING:
+    from memctl.api.memory import Forgotten
 
 app = new_typer()
 
@@ -200,7 +203,14 @@ def forget(
     as_json: JsonOption = False,
 ) -> None:
     """Archive a memory: recall no longer returns it; nothing is deleted."""
-    memory = api.forget(open_context(ctx), memory_id, noise)
+    from memctl.integrations.purge import stop_resident_after
+
+    context = open_context(ctx)
+    if is_message_id(memory_id) and not noise:
+        memory, done = api.forget_message(context, memory_id)
+        stop_resident_after(context.settings.home, done)
+    else:
+        memory = api.forget(context, memory_id, noise)
     if as_json:
         print_json(memory.to_dict())
     elif is_message_id(memory.id):
@@ -221,37 +231,46 @@ def delete(
     as_json: JsonOption = False,
 ) -> None:
     """Delete a memory (soft: state deleted; --permanent removes it; events stay)."""
-    if permanent and not is_message_id(memory_id):
-        memory, done = api.delete_for_good(open_context(ctx), memory_id)
-        if as_json:
-            print_json(
-                {
-                    "id": memory.id,
-                    "permanent": True,
-                    "shared": done.shared,
-                    "memories": done.memories,
-                    "reverted": done.reverted,
-                }
-            )
-        else:
-            facts = len(done.memories) - 1
-            console.print(
-                f"permanently deleted {memory.id}"
-                + (
-                    f" and {counted(facts, 'fact')} maintain consolidated from it"
-                    if facts > 0
-                    else ""
-                )
-                + (f"; {done.history_note()}" if done.shared else "")
-            )
+    from memctl.integrations.purge import stop_resident_after
+
+    context = open_context(ctx)
+    if not permanent:
+        memory = api.delete(context, memory_id)  # a session message's is refused
+    elif is_message_id(memory_id):
+        memory, done = api.forget_message(context, memory_id)
+        stop_resident_after(context.settings.home, done)
+    else:
+        memory, done = api.delete_for_good(context, memory_id)
+        stop_resident_after(context.settings.home, done)
+        _show_deleted(memory, done, as_json)
         return
-    memory = api.delete(open_context(ctx), memory_id, permanent)
     if as_json:
         print_json({"id": memory.id, "permanent": permanent})
     elif is_message_id(memory.id):
         console.print(f"forgot message {memory.id} everywhere (`memctl sessions forget`)")
     else:
-        console.print(f"{'permanently deleted' if permanent else 'deleted'} {memory.id}")
+        console.print(f"deleted {memory.id}")
+
+
+def _show_deleted(memory: Memory, done: Forgotten, as_json: bool) -> None:
+    """What a permanent delete of a memory took."""
+    if as_json:
+        print_json(
+            {
+                "id": memory.id,
+                "permanent": True,
+                "shared": done.shared,
+                "memories": done.memories,
+                "reverted": done.reverted,
+            }
+        )
+        return
+    facts = len(done.memories) - 1
+    console.print(
+        f"permanently deleted {memory.id}"
+        + (f" and {counted(facts, 'fact')} maintain consolidated from it" if facts > 0 else "")
+        + (f"; {done.history_note()}" if done.shared else "")
+    )
 
 
 def read_value(text: str) -> str:
@@ -331,6 +350,8 @@ def purge(
     as_json: JsonOption = False,
 ) -> None:
     """Delete every memory matching the filters (at least one filter is required)."""
+    from memctl.integrations.purge import stop_resident
+
     filters = _filters(scope, kind, category, state, tag, since)
     context = open_context(ctx)
     victims = api.purge(context, PurgeRequest(filters, dry_run=True))
@@ -343,6 +364,8 @@ def purge(
             raise UsageError("purge cancelled; nothing was deleted")
     if not dry_run:
         victims = api.purge(context, PurgeRequest(filters, permanent=permanent))
+    if permanent and victims and not dry_run:  # their text went: as a forget's does
+        stop_resident(context.settings.home)
     if as_json:
         print_json(
             {

@@ -183,10 +183,13 @@ def forget(
     never captured again. Nothing can bring it back. A fact another session states too
     stays, that session its source (named). Other sessions holding its messages
     verbatim (a resume or a fork) are named; --with-copies forgets those messages there."""
+    from memctl.integrations.purge import stop_resident_after
+
     context = open_context(ctx)
     if not yes and not typer.confirm(_forget_question(context, ref, with_copies, reads), err=True):
         raise UsageError("forget cancelled; nothing was changed")
     done = api.forget(context, ref, with_copies, reads)
+    stop_resident_after(context.settings.home, done)
     if as_json:
         print_json(done.to_dict())
         return

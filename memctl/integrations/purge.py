@@ -8,9 +8,13 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memctl.errors import UsageError
 from memctl.home import user_cache_dir
+
+if TYPE_CHECKING:
+    from memctl.maintain.everywhere import Forgotten
 
 STOP_WAIT_SECONDS = 5.0  # a resident process answers a stop within a request's time
 
@@ -24,22 +28,36 @@ def targets(home: Path) -> list[Path]:
 
 
 def stop_resident(home: Path) -> bool:
-    """Tell the resident process of ``home`` to stop and wait until it no longer answers;
-    whether one was running."""
+    """Tell the resident process of ``home`` to stop and wait until it has exited (its
+    memory, which kept the requests it read, goes with it): whether one was running. Its
+    socket went before it did: it still ran, memory and all, a second and more after."""
     from memctl.ingest.run import alive
     from memctl.integrations import resident
 
     deadline = time.monotonic() + STOP_WAIT_SECONDS
-    if resident.tell(home, "stop") is None:
+    answer = resident.tell(home, "stop")
+    if answer is None:
         # one still starting (a recall just launched it) would make the data directory
         # again as it takes its lock: it is ended, and gone, before anything is removed
         pid = resident.stop_starting(home)
-        while pid is not None and time.monotonic() < deadline and alive(pid):
-            time.sleep(0.05)
-        return pid is not None
-    while time.monotonic() < deadline and resident.tell(home, "status") is not None:
-        time.sleep(0.1)
-    return True
+    elif isinstance(answer.get("stopped"), int):
+        pid = answer["stopped"]
+    else:  # one of another memctl (a stale stamp) says no id: gone once it stops answering
+        while time.monotonic() < deadline and resident.tell(home, "status") is not None:
+            time.sleep(0.1)
+        return True
+    while pid is not None and time.monotonic() < deadline and alive(pid):
+        time.sleep(0.05)
+    return pid is not None
+
+
+def stop_resident_after(home: Path, done: Forgotten) -> bool:
+    """End the resident process of ``home`` when a forget took text out of the store
+    (``done``): its memory keeps the requests it read (a recall that showed the text, or
+    quoted it), and each child it forks gets a copy; the next recall or session start
+    starts another. A forget of what was forgotten already leaves it running. Whether one
+    was ended."""
+    return done.took_text and stop_resident(home)
 
 
 def purge(home: Path) -> tuple[bool, list[str]]:

@@ -109,6 +109,18 @@ class Forgotten:
         self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
         self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
 
+    @property
+    def took_text(self) -> bool:
+        """Whether it took text out of the store: a message, a memory, a quote (a forget of
+        what was forgotten already takes none)."""
+        return bool(
+            self.messages
+            or self.memories
+            or self.reverted
+            or self.reworded
+            or any(self.quotes.values())
+        )
+
     def file_note(self) -> str:
         """What a reader kept in the file, said when it did ("" when the WAL was emptied):
         the next maintain finishes the compaction (``upkeep.compact_forgotten``)."""
@@ -297,9 +309,9 @@ def rewrite_missed(home: Path, kept: Callable[[str], str]) -> int:
 
 def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
     """Replace ``needle`` by ``mark`` in memctl's logs (the hooks', the worker's, the
-    resident process's: a transcript's path holding it, an error quoting it); how many
-    changed."""
-    changed = 0
+    resident process's: a transcript's path holding it, an error quoting it), once the
+    rewrites a crash cut short are finished; how many changed."""
+    changed = _finish_rewrites(folder)
     for path in sorted(folder.glob("*.log")):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -311,12 +323,38 @@ def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
     return changed
 
 
+# Beside a log rewritten in place, its new text whole (``.NAME.log.rewrite``) until the
+# log holds it: a crash in the middle leaves the new text over the start of the old and
+# the old one's end after it, the end of a value in it that no later search finds whole.
+JOURNAL = ".rewrite"
+
+
 def _rewrite_in_place(path: Path, text: str) -> None:
-    """``path`` holding ``text`` now, the same file: a process writing to it (the resident
-    process's and the worker's stdout and stderr) goes on writing there. Replaced by a new
+    """``path`` holding ``text`` now, the same file: a process writing to it (the worker's
+    stdout and stderr, cron's ``maintain.log``) goes on writing there. Replaced by a new
     file, the old one stayed theirs, the old text in it readable through /proc until they
-    exited, and their later lines went to no file anyone could find."""
-    with os.fdopen(open_private(path, os.O_WRONLY), "w", encoding="utf-8") as out:
+    exited, and their later lines went to no file anyone could find. The new text is on
+    disk whole first (``JOURNAL``), so a crash midway is finished by the next rewrite."""
+    journal = path.with_name(f".{path.name}{JOURNAL}")
+    write_private(journal, text)
+    _overwrite(path, text)
+    journal.unlink()
+
+
+def _finish_rewrites(folder: Path) -> int:
+    """Each log whose rewrite a crash cut short given the whole text it was to hold (a
+    line written to it since is lost: a log's, not a memory's); how many."""
+    finished = 0
+    for journal in sorted(folder.glob(f".*.log{JOURNAL}")):
+        _overwrite(journal.with_name(journal.name[1 : -len(JOURNAL)]), journal.read_text("utf-8"))
+        journal.unlink()
+        finished += 1
+    return finished
+
+
+def _overwrite(path: Path, text: str) -> None:
+    """``path``'s content replaced by ``text`` in place, on disk when it returns."""
+    with os.fdopen(open_private(path, os.O_WRONLY | os.O_CREAT), "w", encoding="utf-8") as out:
         out.write(text)
         out.truncate()
         out.flush()

@@ -156,30 +156,63 @@ def forget_session(
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     key = forget_key(ctx.settings.home)
+    old = _old_id(ref, target, session, key)
     unkeyed = erase.unkeyed_forgotten(ctx.db) + [i for t in targets for i in _opened(ctx.db, t)]
-    if target.seqs is None and session is not None and not session.forgotten_at:
-        unkeyed.append(target.session_id)
+    unkeyed += [old] if old is not None else []
+    renamed = [(each, keyed_session_id(key, each)) for each in unkeyed]
+    if target.seqs is None and session is not None and len(session.source) >= erase.MIN_NEEDLE:
+        # a hook's line on its transcript ("transcript ... does not exist (yet)") names it
+        renamed.append((session.source, erase.FORGOTTEN))
+    # The logs first: once the store has forgotten the session, nothing here knows its
+    # transcript's path, so a crash then would leave them naming it for good. Then again
+    # after: a line written meanwhile.
+    done.logs += _logs_renamed(ctx.settings.home, renamed)
     apply_everywhere(
         ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
     )
-    for old in unkeyed:  # the worker's log names the session it distilled
-        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
-        done.logs += _missed_renamed(ctx.settings.home, old, keyed_session_id(key, old))
+    done.logs += _logs_renamed(ctx.settings.home, renamed)
     if target.seqs is None:
-        from memctl.ingest.pending import drop_marks
-        from memctl.ingest.spool import drop_session  # ingest's parsers: only here
-
-        drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
-        done.pending = drop_marks(  # its transcript's path and directory: stored no more
-            ctx.settings.home, lambda entry: entry.session_id == target.session_id
-        )
-        injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
-        drop_started(ctx.settings.home, lambda started: started == target.session_id)
-        if session is not None and len(session.source) >= erase.MIN_NEEDLE:
-            # a hook's line on it ("transcript ... does not exist (yet)") names it
-            folder = ctx.settings.home / LOG_DIR
-            done.logs += rewrite_logs(folder, session.source, erase.FORGOTTEN)
+        done.pending = _forget_beside(ctx, old or target.session_id)
     return done
+
+
+def _old_id(ref: str, target: _Target, session: Session | None, key: bytes) -> str | None:
+    """The id the files beside the store (the spool, the hooks' records, memctl's logs)
+    know a whole session by, which the forget keys (``key_session_ids``): its id; for one
+    forgotten already, kept under its id keyed, the id a forget run again names it by
+    (``ref``, whole), so that one a crash cut short after the store's part finishes the
+    rest. None for a message, or a forgotten session named otherwise."""
+    if session is None or target.seqs is not None:
+        return None
+    if not session.forgotten_at:
+        return session.id
+    wanted = ref.strip()
+    return wanted if keyed_session_id(key, wanted) == session.id else None
+
+
+def _logs_renamed(home: Path, renamed: list[tuple[str, str]]) -> int:
+    """Each old text of ``renamed`` (a session's id, its transcript's path) replaced by its
+    new one in memctl's logs and the hooks' records of what they missed; how many files
+    changed."""
+    changed = 0
+    for old, new in renamed:  # the worker's log names the session it distilled
+        changed += rewrite_logs(home / LOG_DIR, old, new)
+        changed += _missed_renamed(home, old, new)
+    return changed
+
+
+def _forget_beside(ctx: Context, session_id: str) -> int:
+    """A forgotten session out of the files beside the store: its spooled copy, the hooks'
+    marks of its transcript (their path and directory: how many went), their records of
+    what it was given and of the client process that started it."""
+    from memctl.ingest.pending import drop_marks
+    from memctl.ingest.spool import drop_session  # ingest's parsers: only here
+
+    drop_session(ctx, session_id)  # a spooled copy would be stored no more anyway
+    dropped = drop_marks(ctx.settings.home, lambda entry: entry.session_id == session_id)
+    injected_file(ctx.settings.home, session_id).unlink(missing_ok=True)
+    drop_started(ctx.settings.home, lambda started: started == session_id)
+    return dropped
 
 
 def _missed_renamed(home: Path, old: str, new: str) -> int:

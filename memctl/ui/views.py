@@ -32,6 +32,7 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import InputError, NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
+from memctl.integrations.purge import stop_resident_after
 from memctl.model import QUERY_LIMIT, Memory, counted, counted_to
 from memctl.ui.history import (
     about,
@@ -533,6 +534,7 @@ def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
 
 def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
     done = sessions_api.forget(ctx, _session_id(values), reads="session")  # its page's id
+    stop_resident_after(ctx.settings.home, done)
     return "/sessions", (
         f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
         f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"

@@ -1,22 +1,26 @@
-"""The resident recall process answers nothing the store or an identity file no longer
-holds: after `forget`, `delete --permanent`, `sessions forget` and an
-edit of either identity file, the same long-lived process's recall, context block and
-hooks show none of the old text, nor do its log and socket answers, and it holds no
-descriptor of a database file; a redact ends it, so that neither the log it held open
-nor the requests it read keep the value. Real `memctl` processes, a real Unix socket, a
-real SQLite file."""
+"""The resident recall process answers nothing recall passes by or an identity file no
+longer holds: after `forget` (an archive) and an edit of either identity file, the same
+long-lived process's recall, context block and hooks show none of the old text, nor do
+its log and socket answers, and it holds no descriptor of a database file. A command
+that takes text out for good (`redact`, `sessions forget`, `delete --permanent`, `purge
+--permanent`, a message's `forget`, the viewer's session forget) ends it, and has waited
+for it to exit when it returns: neither the log it held open nor the requests it read
+keep the text. Real `memctl` processes, a real Unix socket, a real SQLite file."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memctl.ingest.run import alive
 from memctl.integrations import resident
+from memctl.ui.views import forget_session
 from tests.conftest import run_cli
-from tests.integrations.test_resident import ON, gone, started, stop_every_daemon
+from tests.integrations.test_resident import OFF, ON, started, stop_every_daemon
 
 # Words nobody else says, one for each way of taking a text away
 REDACTED = "quokka7marmalade"
@@ -26,6 +30,7 @@ SAID = "otter2velvetharbor"
 MINE = "lynx5amberorchard"  # in the home's identity file
 OURS = "ibis3pewtermeadow"  # in the project's identity file
 GONE = (FORGOTTEN, DELETED, SAID, MINE, OURS)
+HIDDEN = (FORGOTTEN, MINE, OURS)  # recall passes them by: the store keeps the archived one
 ASKED = "backup phrase locker code ferry"  # none of them: not echoed
 
 
@@ -57,8 +62,8 @@ def _served(home: Path) -> tuple[int, int]:
     return int(answer.get("pid", -1)), int(answer.get("served", -1))
 
 
-def _stored(text: str, project: Path) -> str:
-    return str(json.loads(_ok("remember", text, "--json", cwd=project))["id"])
+def _stored(text: str, project: Path, *tags: str) -> str:
+    return str(json.loads(_ok("remember", text, *tags, "--json", cwd=project))["id"])
 
 
 def test_the_resident_process_shows_nothing_forgotten_since_it_started(
@@ -86,9 +91,7 @@ def test_the_resident_process_shows_nothing_forgotten_since_it_started(
         assert [w for w in GONE if w not in before] == []  # each was shown
         pid_then, served_then = _served(home)
 
-        _ok("forget", forgotten, cwd=project)
-        _ok("delete", deleted, "--permanent", cwd=project)
-        _ok("sessions", "forget", "ferry", "--yes", cwd=project)
+        _ok("forget", forgotten, cwd=project)  # archived: the text stays in the store
         (home / "identity.md").write_text("I am Dana.\n")
         (project / ".memctl" / "identity.md").write_text("Payments service.\n")
 
@@ -96,15 +99,21 @@ def test_the_resident_process_shows_nothing_forgotten_since_it_started(
         now, served = _served(home)
         assert (pid_then, now) == (pid, pid)  # the same process answered
         assert served > served_then
-        assert [w for w in GONE if w in after] == []
+        assert [w for w in HIDDEN if w in after] == []
         assert "I am Dana" in after and "Payments service" in after
         status = json.dumps(resident.tell(home, "status"))
         assert [w for w in GONE if w in log.read_text() + status] == []
         assert [w for w in GONE if _kept(pid, w)] == []  # only its children read them
-        assert str(transcript) not in log.read_text()
-        assert _kept(pid, str(transcript)) == []  # the log it writes to is the one rewritten
         held = [os.readlink(f) for f in Path(f"/proc/{pid}/fd").iterdir()]
         assert [f for f in held if str(home) in f and "resident" not in f] == []
+
+        _ok("delete", deleted, "--permanent", cwd=project)  # each ends it
+        _ok("sessions", "forget", "ferry", "--yes", cwd=project)
+        assert not alive(pid)
+        for name, value in OFF.items():  # each in its own process: none started meanwhile
+            monkeypatch.setenv(name, value)
+        assert [w for w in GONE if w in _answers(project)] == []
+        assert str(transcript) not in log.read_text()
     finally:
         stop_every_daemon(home)
 
@@ -159,10 +168,79 @@ def test_a_redacted_value_leaves_the_resident_process_s_log_and_memory(
         assert _served(home) == (pid, 1)
         assert _kept(pid, REDACTED) != []  # the test sees what it looks for
         _ok("redact", REDACTED, cwd=tmp_path)
-        gone(pid, within=5.0)
+        assert not alive(pid)  # gone when it returned
         assert _kept(pid, REDACTED) == []
         assert REDACTED not in log.read_text()
         again = _ok("recall", "--no-touch", "vault combination", cwd=tmp_path)
         assert "[REDACTED]" in again and REDACTED not in again
+    finally:
+        stop_every_daemon(home)
+
+
+# Each command that takes text out for good, run on a resident process that showed that
+# text: (what it is asked, the command; None: the viewer's session forget, in this process)
+TAKEN = {
+    "sessions forget": ("sessions", "forget", "ferry", "--yes"),
+    "forget SESSION#N": ("forget", "ferry#1"),
+    "delete --permanent SESSION#N": ("delete", "--permanent", "ferry#1"),
+    "delete --permanent": ("delete", "--permanent", "{memory}"),
+    "purge --permanent": ("purge", "--permanent", "--tag", "vault", "--yes"),
+    "the viewer's session forget": None,
+}
+
+
+@pytest.mark.parametrize("command", list(TAKEN))
+def test_a_forget_ends_the_resident_process_that_showed_the_text_before_it_returns(
+    command: str, home: Path, tmp_path: Path, make_ctx: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The resident process kept what it read (the recall that showed the text, and asked
+    for it) in its memory: a forget that takes text out ends it, and has waited for it to
+    exit when it returns (it answered no more, yet ran a second and more after)."""
+    for name, value in {**ON, "MEMCTL_RECALL_RESIDENT_IDLE": "300"}.items():
+        monkeypatch.setenv(name, value)
+    memory = _stored(f"the vault combination is {FORGOTTEN}", tmp_path, "--tag", "vault")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"role": "user", "content": f"the ferry is {SAID}"}) + "\n")
+    _ok("ingest", "--transcript", str(transcript), "--session-id", "ferry", cwd=tmp_path)
+    word = SAID if "SESSION" in command or "session" in command else FORGOTTEN
+    _ok("daemon", "start", cwd=tmp_path)
+    try:
+        pid = started(home)
+        assert word in _ok("recall", "--no-touch", "--all-scopes", word, cwd=tmp_path)
+        assert _served(home) == (pid, 1)  # it showed the text
+        args = TAKEN[command]
+        if args is None:
+            forget_session(make_ctx(), {"id": "ferry"})
+        else:
+            _ok(*(arg.format(memory=memory) for arg in args), cwd=tmp_path)
+        assert not alive(pid)
+        again = run_cli("recall", "--no-touch", "--all-scopes", word, cwd=tmp_path, env=OFF)
+        assert again.returncode == 0 and word not in again.stdout  # (and starts no other)
+    finally:
+        stop_every_daemon(home)
+
+
+def test_a_forget_that_takes_no_text_leaves_the_resident_process_running(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An archive (`forget ID`: the text stays, recall passes it by) and a forget of a
+    session forgotten already take no text out: the process serves on."""
+    for name, value in {**ON, "MEMCTL_RECALL_RESIDENT_IDLE": "300"}.items():
+        monkeypatch.setenv(name, value)
+    memory = _stored(f"the vault combination is {FORGOTTEN}", tmp_path)
+    lines = [{"role": "user", "content": f"the ferry is {SAID}"}, {"role": "user", "content": "ok"}]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for session in ("ferry", "dock"):
+        _ok("ingest", "--transcript", str(transcript), "--session-id", session, cwd=tmp_path)
+    _ok("sessions", "forget", "ferry", "--yes", cwd=tmp_path)
+    _ok("forget", "dock#1", cwd=tmp_path)
+    _ok("daemon", "start", cwd=tmp_path)
+    try:
+        pid = started(home)
+        _ok("forget", memory, cwd=tmp_path)
+        _ok("sessions", "forget", "ferry", "--yes", cwd=tmp_path)
+        _ok("forget", "dock#1", cwd=tmp_path)
+        assert _served(home) == (pid, 0) and alive(pid)
     finally:
         stop_every_daemon(home)
