@@ -56,7 +56,7 @@ LIMIT_STEPS = 10_000
 # plus 1,000,000 messages: the resident child"). SQLite caps it at its own maximum.
 MMAP_BYTES = 1 << 32
 # A new store's schema in one script, what the migrations make of an empty file (written by
-# scripts/gen_schema.py): ~8 ms of CPU, not ~20 ms for the migrations' ~160 statements, in
+# scripts/gen_schema.py): ~8 ms of CPU, not ~17 ms for the migrations' ~160 statements, in
 # each of the ~1,200 stores the test suite makes and in a user's first command.
 SCHEMA_FILE = Path(__file__).with_name("schema.sql")
 
