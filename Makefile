@@ -18,6 +18,7 @@ fmt:
 docs:
 	$(PY) scripts/gen_docs.py
 	$(PY) scripts/gen_mcp_answers.py
+	$(PY) scripts/gen_schema.py
 
 # LOCOMO=FILE also runs LoCoMo on that file (docs/benchmarks.md says where the data comes from).
 bench:

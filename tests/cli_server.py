@@ -86,6 +86,7 @@ class Request:
     cwd: str
     umask: int
     fds: list[int]
+    typer: str | None  # through this Typer command, as ``tests.conftest.through_typer`` runs it
 
 
 def preload(mcp: bool) -> None:
@@ -135,7 +136,9 @@ def read_request(conn: socket.socket) -> Request:
             raise EOFError("the request ended early")
         data += more
     fields: dict[str, Any] = json.loads(data)
-    return Request(fields["args"], fields["env"], fields["cwd"], fields["umask"], fds)
+    return Request(
+        fields["args"], fields["env"], fields["cwd"], fields["umask"], fds, fields.get("typer")
+    )
 
 
 def serve(path: str) -> Request:
@@ -190,7 +193,8 @@ def reap(running: dict[int, socket.socket]) -> None:
 
 
 def become(request: Request) -> None:
-    """This forked child becomes ``python -m memctl ARGS`` in the request's place."""
+    """This forked child becomes ``python -m memctl ARGS`` in the request's place (or, for a
+    request ``typer``, ARGS through that Typer command, as ``through_typer``'s probe runs)."""
     for target, fd in enumerate(request.fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -201,6 +205,12 @@ def become(request: Request) -> None:
     time.tzset()
     sys.argv = ["-m", *request.args]  # runpy puts the module's file first, as -m does
     sys.path[0] = request.cwd
+    if request.typer is not None:
+        from memctl.cli.entry import main, run_typer
+
+        sys.argv[0] = "__main__.py"  # click names the program from ``__main__``, as -m sets it
+        sys.modules["__main__"].__package__ = "memctl"
+        main(lambda: run_typer(request.typer))
     import runpy
 
     runpy.run_module("memctl", run_name="__main__", alter_sys=True)
@@ -271,17 +281,24 @@ class Server:
         return self.process.poll() is None and startup(env) == self.startup
 
     def run(
-        self, args: list[str], data: bytes | None, env: dict[str, str], cwd: str, timeout: float
+        self,
+        args: list[str],
+        data: bytes | None,
+        env: dict[str, str],
+        cwd: str,
+        timeout: float,
+        typer: str | None = None,
     ) -> tuple[int, bytes, bytes]:
-        """``python -m memctl ARGS`` forked: its return code, stdout and stderr, as
-        ``subprocess.run(..., capture_output=True)`` gives them (stdin the worker's own
-        when ``data`` is None)."""
+        """``python -m memctl ARGS`` forked (through the Typer command ``typer``, if given):
+        its return code, stdout and stderr, as ``subprocess.run(..., capture_output=True)``
+        gives them (stdin the worker's own when ``data`` is None)."""
         import subprocess
         import threading
 
         mask = os.umask(0o077)
         os.umask(mask)
-        header = json.dumps({"args": args, "env": env, "cwd": cwd, "umask": mask}).encode()
+        fields = {"args": args, "env": env, "cwd": cwd, "umask": mask, "typer": typer}
+        header = json.dumps(fields).encode()
         stdin_read, stdin_write = os.pipe() if data is not None else (0, -1)
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()

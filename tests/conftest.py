@@ -226,14 +226,21 @@ def through_typer(
 ) -> subprocess.CompletedProcess[str]:
     """A command line (``args``, its command first) through ``command``'s Typer command, as
     `python -m memctl` ran it before the fast lane (click names the program from
-    ``__main__``): what a fast lane's output is held against."""
+    ``__main__``): what a fast lane's output is held against. Forked from the fork server
+    (``run_memctl``'s rule), ~0.2 s of CPU less than a fresh interpreter's probe."""
+    full = {**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env}
+    server = None if FRESH or _fresh_test[0] else cli_server(full)
+    if server is not None:
+        data = None if input is None else input.encode()
+        code, out, err = server.run(list(args), data, full, str(cwd or os.getcwd()), 120, command)
+        return subprocess.CompletedProcess(
+            ["memctl", *args], code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        )
     probe = (
         "import sys\nsys.argv[0] = '__main__.py'\nsys.modules['__main__'].__package__ = 'memctl'\n"
         f"from memctl.cli.entry import main, run_typer\nmain(lambda: run_typer({command!r}))"
     )
-    return python_c(
-        probe, *args, input=input, env={"COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env}, cwd=cwd
-    )
+    return python_c(probe, *args, input=input, env=full, cwd=cwd)
 
 
 def fast_lane_run(
