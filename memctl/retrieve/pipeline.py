@@ -50,7 +50,14 @@ from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.copies import copies, folded_ids
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
-from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, coverage, fuse, strength_of, unnamed
+from memctl.retrieve.stages.fuse import (
+    TOOL_NOTES_FACTOR,
+    coverage,
+    far_message,
+    fuse,
+    strength_of,
+    unnamed,
+)
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.intent import STAGE as INTENT
@@ -497,7 +504,8 @@ MOVED = "rarer words"
 
 def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
     """``rows`` with each session's possible messages in the rows they hold, the one holding
-    the most of the question's words by rarity (``coverage``) first, the first of equals.
+    the most of the question's words by rarity (``coverage``) first, the first of equals; a
+    message far in meaning (``far_message``) holds none: its words are in another sense.
     One session's messages share its topic, so their closeness in meaning mostly says the
     topic, and the rarer words which one answers; the gate's clear ones hold most of the
     question's words (docs/benchmarks.md, "A session's possible messages by the question's
@@ -510,7 +518,9 @@ def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
             held.setdefault(candidate.memory.session_id, []).append(row)
     moved = list(rows)
     for places in held.values():
-        shares = [coverage(run, rows[row]) for row in places]
+        shares = [
+            0.0 if far_message(run, rows[row]) else coverage(run, rows[row]) for row in places
+        ]
         order = sorted(range(len(places)), key=lambda i: -shares[i])
         for row, i in zip(places, order, strict=True):
             moved[row] = rows[places[i]]
