@@ -332,11 +332,11 @@ def runs(
 def undo_refusal(ctx: Context, record: RunRecord) -> str | None:
     """Why ``undo`` refuses a run ``runs`` listed (an import's: any of its files'), in a
     few words; None: it can be undone, if it was not already."""
-    from memctl.ingest.undo import why_not
+    from memctl.ingest.batches import batch_refusal
     from memctl.store.runs import batch_runs
 
     members = batch_runs(ctx.db, record.batch) if record.batch else [record]
-    return next((why for m in members if not m.undone_by and (why := why_not(ctx.db, m))), None)
+    return batch_refusal(ctx.db, members)
 
 
 def _settled(ctx: Context, records: list[RunRecord]) -> list[RunRecord]:

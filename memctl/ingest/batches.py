@@ -10,8 +10,10 @@ from dataclasses import replace
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.ingest.undo import UndoReport, undo
+from memctl.ingest.undo import NOTHING_LEFT, UndoReport, refused, undo, why_not
 from memctl.model import new_id
+from memctl.store.database import Database
+from memctl.store.events import run_events
 from memctl.store.runs import RunRecord, batch_runs, get_run, resolve_run_id
 
 # A batch's status: the first of these any of its runs has ("done" and "undone" mixed: done).
@@ -49,15 +51,30 @@ def one_run(runs: list[RunRecord]) -> RunRecord:
     )
 
 
+def batch_refusal(db: Database, members: list[RunRecord]) -> str | None:
+    """Why a person's undo refuses the runs of one batch (or one run) not undone yet: any
+    one's reason; or, when not one of them changed anything (a session of small talk
+    stored, no memory made), that nothing is left to put back. Its Undo on the viewer's
+    Runs page made an undo run of "0 changes reverted" (the first-hour walk); a file of an
+    import that stored nothing beside others that did is undone with them."""
+    left = [m for m in members if not m.undone_by]
+    reason = next((why for m in left if (why := why_not(db, m))), None)
+    if reason is None and left and not any(run_events(db, m.id) for m in left):
+        return NOTHING_LEFT
+    return reason
+
+
 def undo_batch(ctx: Context, run_prefix: str | None, force: bool = False) -> UndoReport:
     """Undo a run, or, when it is one of a batch, every run of the batch not undone yet
     (newest first), each undo run in one new batch; one report for all."""
     run = get_run(ctx.db, resolve_run_id(ctx.db, run_prefix)) if run_prefix else None
     if run_prefix is not None and run is None:
         raise NotFoundError(f"no run with id {run_prefix}")
+    members = batch_runs(ctx.db, run.batch) if run and run.batch else [run] if run else []
+    if run is not None and batch_refusal(ctx.db, members) == NOTHING_LEFT:
+        raise refused(one_run(members), NOTHING_LEFT)
     if run is None or run.batch is None:
         return undo(ctx, run_prefix, force)
-    members = batch_runs(ctx.db, run.batch)
     left = [member for member in members if not member.undone_by]
     if not left:
         raise UsageError(

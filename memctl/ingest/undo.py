@@ -75,10 +75,7 @@ def undo(
     events = run_events(ctx.db, run.id)
     reason = refusal(run, events)
     if reason is not None:
-        raise UsageError(
-            f"{run.kind} {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: {reason}; "
-            "`memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
-        )
+        raise refused(run, reason)
     last_event = {e.memory_id: e.id for e in events if e.memory_id}
     changed = {
         memory_id
@@ -153,6 +150,17 @@ def nothing_reverted(run: RunRecord, report: UndoReport, handed: dict[str, str])
     )
 
 
+NOTHING_LEFT = "nothing is left to put back"
+
+
+def refused(run: RunRecord, reason: str) -> UsageError:
+    notes = f" ({'; '.join(run.notes)})" if run.notes else ""
+    return UsageError(
+        f"{run.kind} {run.id[:8]}{notes} cannot be undone: {reason}; "
+        "`memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+    )
+
+
 def refusal(run: RunRecord, events: list[Event]) -> str | None:
     """Why undo refuses ``run`` (its ``events``), in a few words; None: it can be undone
     (unless it was undone already)."""
@@ -161,7 +169,7 @@ def refusal(run: RunRecord, events: list[Event]) -> str | None:
         # merged into it) hold `[forgotten]` where that text stood: undone, they would write it
         return "it forgot text for good"
     if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
-        return "nothing is left to put back"
+        return NOTHING_LEFT
     return None
 
 

@@ -40,6 +40,8 @@ from memctl.integrations.resident import (
 )
 from memctl.model import counted
 
+CODE = Path(memctl.__file__).parent  # the modules a serving process runs
+
 
 @dataclass(frozen=True)
 class Request:
@@ -86,20 +88,34 @@ def _config_seen(home: Path) -> tuple[int, int, int] | None:
     return config.st_ino, config.st_size, config.st_mtime_ns
 
 
-def _code_files() -> list[Path]:
-    """memctl's own modules and the directories that hold them (a module added, removed
-    or replaced by a rename changes its directory)."""
-    package = Path(memctl.__file__).parent
-    found = (p for p in package.rglob("*") if "__pycache__" not in p.parts)
-    return [package, *(p for p in found if p.is_dir() or p.suffix == ".py")]
+CodeSeen = tuple[tuple[str, int, int], ...] | None
 
 
-def _code_seen(files: list[Path]) -> int:
-    """The newest change among ``files`` (-1: one of them is gone)."""
+def _code_seen(directory: Path) -> CodeSeen:
+    """Each of memctl's own modules under ``directory`` by path, inode and last change,
+    found afresh (a module added, removed or replaced by a rename changes it; None: one
+    went while it was read). Not a directory's own time: Python makes a module's
+    ``__pycache__`` on its first import (scripts/setup installs without compiling), and on
+    a new clone that changed the package's directories under a serving process, which
+    then exited (the README's second recall loaded the model itself)."""
+    seen: list[tuple[str, int, int]] = []
     try:
-        return max(p.stat().st_mtime_ns for p in files)
+        _modules(directory, seen)
     except OSError:
-        return -1
+        return None
+    return tuple(sorted(seen))
+
+
+def _modules(directory: Path, seen: list[tuple[str, int, int]]) -> None:
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name == "__pycache__":
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                _modules(Path(entry.path), seen)
+            elif entry.name.endswith(".py"):
+                found = entry.stat()
+                seen.append((entry.path, found.st_ino, found.st_mtime_ns))
 
 
 REAP_SECONDS = 0.05
@@ -151,8 +167,7 @@ class Server:
         self.served = 0
         self.stopping = ""
         self.config = _config_seen(home)
-        self.code_files = _code_files()
-        self.code = _code_seen(self.code_files)
+        self.code = _code_seen(CODE)
         self.lock = -1  # the lock file's descriptor, closed in children
         self.socket_id: tuple[int, int] | None = None  # (device, inode) once bound
 
@@ -313,7 +328,7 @@ class Server:
             elif _config_seen(self.home) != self.config:
                 self.stopping = "the home's config.yaml changed"
                 _answer(conn, {"stale": "config"})
-            elif _code_seen(self.code_files) != self.code:
+            elif _code_seen(CODE) != self.code:
                 # checked before the request is run: after an upgrade, not even one
                 # command runs on the old code (the client runs it itself)
                 self.stopping = "memctl's files changed"

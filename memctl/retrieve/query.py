@@ -111,6 +111,14 @@ class Analysed:
         return is_english(self.text)
 
     @property
+    def only_latest(self) -> bool:
+        """It asks for the latest work and nothing else ("what did we do last time?",
+        "where did I leave off?"): its other words are all function words."""
+        return self.latest is not None and all(
+            function_word(w) for phrase in self.alternatives for w in phrase
+        )
+
+    @property
     def unread_script(self) -> bool:
         return in_unread_script(self.text)
 

@@ -161,6 +161,20 @@ def test_sign_in_search_forget_and_undo_in_a_browser(viewer: str, browser: Any) 
     assert "staging database" in text_of(browser)
 
 
+def test_a_page_loads_without_an_error_in_the_browser_s_console(viewer: str, browser: Any) -> None:
+    """Every page asked for /favicon.ico, which the viewer does not serve: a 404 in the
+    console of each (the first-hour walk); its icon is a static file it names."""
+    browser.get(viewer)
+    browser.find_element(By.TAG_NAME, "h1")
+    browser.get_log("browser")  # what signing in logged, read and dropped
+    base = viewer.split("/login", 1)[0]
+    for page in ("projects", "memories", "runs"):
+        browser.get(f"{base}/{page}")
+        browser.find_element(By.TAG_NAME, "h1")
+        logged = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert logged == [], (page, logged)
+
+
 def test_hostile_memory_text_is_shown_not_run(viewer: str, browser: Any) -> None:
     browser.get(viewer)
     browser.find_element(By.LINK_TEXT, "Memories").click()

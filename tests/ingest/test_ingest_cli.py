@@ -92,6 +92,37 @@ def test_detached_worker_distils_and_no_secret_reaches_the_files(home: Path) -> 
         watcher.close()
 
 
+def test_a_session_that_stored_no_memory_has_nothing_to_undo(home: Path, tmp_path: Path) -> None:
+    """A session of small talk is stored, its run changes no memory: `undo` of it (the
+    viewer's Undo button, which it no longer offers) made an undo run of 0 changes."""
+    said = [("user", "hi"), ("assistant", [{"type": "text", "text": "Hello! What now?"}])]
+    transcript = tmp_path / "quiet.jsonl"
+    transcript.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "type": role,
+                    "sessionId": "quiet",
+                    "uuid": f"u{n}",
+                    "timestamp": f"2026-12-01T10:00:0{n}.000Z",
+                    "message": {"role": role, "content": content},
+                }
+            )
+            + "\n"
+            for n, (role, content) in enumerate(said)
+        )
+    )
+    assert "no changes" in ok("ingest", "--transcript", str(transcript), "--wait")
+    runs = json.loads(ok("runs", "--json"))
+    assert [(r["kind"], r["counts"]) for r in runs] == [("ingest", {})]
+    refused = one_error(2, "undo", runs[0]["id"][:8])
+    assert refused.endswith(
+        f"ingest {runs[0]['id'][:8]} cannot be undone: nothing is left to put back; "
+        "`memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+    )
+    assert json.loads(ok("runs", "--json")) == runs  # no undo run, the run not undone
+
+
 def test_wait_runs_undo_and_errors(home: Path) -> None:
     out = ok("ingest", "--transcript", str(TRANSCRIPTS / "codex.jsonl"), "--wait")
     assert "session 0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57 (codex)" in out and "run " in out

@@ -415,6 +415,36 @@ def test_after_an_upgrade_not_one_command_runs_on_the_old_code(
     assert gone(pid)  # the old server left without running it
 
 
+def test_a_module_imported_first_after_the_process_started_does_not_end_it(
+    home: Path, daemon: int, tmp_path: Path
+) -> None:
+    # a new clone: scripts/setup installs without compiling, so a package's first import
+    # makes its __pycache__ (the walk: `memctl maintain` after the Quick start's recalls)
+    copy = tmp_path / "site"
+    shutil.copytree(
+        Path(resident.__file__).parents[1],
+        copy / "memctl",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    stop_every_daemon(home)
+    from_copy = {**ON, "PYTHONPATH": str(copy)}
+    assert run_cli("daemon", "start", env=from_copy).returncode == 0
+    assert run_cli("recall", "--no-touch", "deploy", env=from_copy).returncode == 0
+    before = run_cli("daemon", "status", env=from_copy).stdout  # asked by the copy's client
+    assert "1 request served" in before, before
+    assert not (copy / "memctl" / "maintain" / "__pycache__").exists()
+    imported = subprocess.run(
+        [sys.executable, "-c", "import memctl.maintain"],
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        | {"PYTHONPATH": str(copy)},
+        check=True,
+    )
+    assert imported.returncode == 0 and (copy / "memctl" / "maintain" / "__pycache__").is_dir()
+    assert run_cli("recall", "--no-touch", "deploy", env=from_copy).returncode == 0
+    after = run_cli("daemon", "status", env=from_copy).stdout
+    assert after == before.replace("1 request served", "2 requests served"), after
+
+
 @pytest.mark.parametrize(
     ("argv", "forwarded"),
     [

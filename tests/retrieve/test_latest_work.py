@@ -59,6 +59,37 @@ def test_last_time_is_the_latest_session_of_the_scopes_before_now(ctx: Context) 
     assert found.results[0].clear
 
 
+def test_of_the_latest_day_s_sessions_last_time_puts_the_latest_first(ctx: Context) -> None:
+    """A first day's sessions all lie in the window "last time" names: the latest comes
+    first, not the one of that morning whose words ("what we did") the question's
+    function words find, nor a remembered note of no session."""
+    told(ctx)
+    began = "2026-06-08T09:00:00.000Z"  # the morning of the day of the latest, "new"
+    morning = "what we did first: we sorted out what to do about the invoices"
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session("morning", "generic", "shop", started_at=began))
+        said = Message(Role.ASSISTANT, morning, began, session_id="morning", seq=1)
+        sessions.insert_messages(ctx.db, [said])
+    made = memories.remember(ctx, morning, scope="shop")
+    ctx.db.execute(
+        "UPDATE memories SET created_at = ?, session_id = 'morning' WHERE id = ?",
+        (began, made.id),
+    )
+    note = memories.remember(ctx, "what we do about invoices: we did nothing yet", scope="shop")
+    later = "2026-06-09T08:00:00.000Z"  # after the latest session began
+    ctx.db.execute("UPDATE memories SET created_at = ? WHERE id = ?", (later, note.id))
+    ctx.close()
+    for question in ("what did we do last time?", "where did I leave off?"):
+        asked = ("--scope", "shop", "--as-of", "2026-06-10T12:00:00Z", question)
+        done = run_cli("recall", "-f", "ids", "--no-touch", *asked)
+        assert done.returncode == 0, done.stderr
+        first = done.stdout.split()[0]
+        assert (
+            first.startswith("new#")
+            or ctx.db.value("SELECT session_id FROM memories WHERE id = ?", (first,)) == "new"
+        ), (question, done.stdout)
+
+
 def test_no_session_before_now_names_no_window(ctx: Context) -> None:
     told(ctx)
     before = datetime(2026, 5, 1, tzinfo=UTC)

@@ -235,6 +235,31 @@ def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, f
     return {i: (v - low) / span if span > 0 else 1.0 for i, v in values.items()}
 
 
+def session_recency(run: Run, candidates: list[Candidate]) -> dict[str, float]:
+    """A question that asks only for the latest work ("what did we do last time?") ranks
+    what each session said and left by when the session began: the latest 1, the one
+    before it 1/2, and so on (a memory of no session: 0), so that the later stages'
+    factors (intent, decay) do not put a session minutes older first. Its window holds every
+    session of the latest one's day, and its words none to weigh: by closeness in meaning
+    and the function words' BM25, the first-hour walk's "what did we do last time?" put
+    the session of that morning first and the one just before fourth. By the session's
+    start, not the memory's: a fact distilled in the background is made after the next
+    session began."""
+    from memctl.store.sessions import get_session
+
+    began: dict[str, float] = {}
+    for session_id in {c.memory.session_id for c in candidates if c.memory.session_id}:
+        session = get_session(run.ctx.db, session_id)
+        if session is not None and (start := session.started_at or session.created_at):
+            began[session_id] = parse_time(start).timestamp()
+    order = {sid: n for n, sid in enumerate(sorted(began, key=began.__getitem__, reverse=True))}
+    return {
+        c.id: 1 / (1 + order[c.memory.session_id])
+        for c in candidates
+        if c.memory.session_id in order
+    }
+
+
 def leg_weights(run: Run) -> tuple[float, float]:
     """(vector, bm25) weights; a failed leg's weight goes to the other."""
     vector, bm25 = run.params.weight_vector, run.params.weight_bm25
@@ -777,6 +802,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     bm25 = leg_share(candidates, TIME_LEGS if only_time else BM25_LEGS)
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c) for c in candidates}
+    latest = session_recency(run, candidates) if run.query.only_latest else None
     leader, margin = lead(candidates)
     crowd = crowd_cosine(run)
     elsewhere = abroad(run, candidates)
@@ -824,6 +850,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             w_bm25 * bm25.get(candidate.id, 0.0) + run.params.weight_words * shares[candidate.id]
         )
         score = w_vector * vector.get(candidate.id, 0.0) + words
+        if latest is not None:
+            score = latest.get(candidate.id, 0.0)
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
