@@ -31,7 +31,7 @@ from hypothesis import settings
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from tests import bytecode
-from tests.cli_server import Server
+from tests.cli_server import Server, startup
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
 
@@ -265,8 +265,11 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment of a stdio MCP server a test starts: its home, PATH and the session's
     user cache. The SDK adds the real HOME, USER, ... of its own, so without
     XDG_CACHE_HOME the server would write the model's packed weights under the real
-    user's cache."""
+    user's cache. It has the variables Python, numpy and Typer read at start-up as the worker
+    has them (OPENBLAS_NUM_THREADS, ...): without them ``memctl_command`` never forked the
+    server from the fork server (a fresh process, ~1 s of CPU more a start)."""
     return {
+        **startup(dict(os.environ)),
         "MEMCTL_HOME": str(home),
         "PATH": os.environ.get("PATH", ""),
         "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_server, run_cli
+from tests.conftest import cli_server, run_cli, server_env
 
 # (arguments, stdin): a fast-lane and a Typer command, stdin, an error, a usage error
 CASES: list[tuple[tuple[str, ...], str | None]] = [
@@ -59,3 +59,9 @@ def test_a_command_with_other_start_up_variables_runs_fresh() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
     assert cli_server(env) is None
     assert cli_server(dict(os.environ)) is not None
+
+
+def test_an_mcp_servers_environment_is_one_the_fork_servers_serve(home: Path) -> None:
+    """``server_env`` has the worker's start-up variables, so an MCP server a test starts
+    through ``memctl_command`` is forked: without them each was a fresh process."""
+    assert cli_server(server_env(home, MEMCTL_RECALL_RESIDENT="off")) is not None

@@ -9,7 +9,6 @@ holding a secret are turned away whole)."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.privacy import scrub
 from memctl.sync import layout
-from tests.conftest import run_cli, server_env
+from tests.conftest import memctl_command, run_cli, server_env
 from tests.syncing import bare_repo, history, plant
 
 CORPUS = [
@@ -89,12 +88,11 @@ def _remember(ctx: Context, work: Path) -> None:
 
 
 async def _mcp_session(home: Path) -> list[str]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "ingest.spawn_worker=false", "-c", "llm=none", "mcp"],
-        # the server would start a resident process
-        env=server_env(home, MEMCTL_EMBEDDER="hash", MEMCTL_RECALL_RESIDENT="off"),
-    )
+    # the server would start a resident process
+    env = server_env(home, MEMCTL_EMBEDDER="hash", MEMCTL_RECALL_RESIDENT="off")
+    argv = ["-c", "ingest.spawn_worker=false", "-c", "llm=none", "mcp"]
+    command, *args = memctl_command(argv, env, mcp=True)  # forked: the SDK loaded once
+    params = StdioServerParameters(command=command, args=args, env=env)
     said: list[str] = []
     async with Client(params) as client:
         for text in TEXTS:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from memctl.embed.hashed import HashEmbedder
 from memctl.integrations import resident
-from tests.conftest import server_env
+from tests.conftest import memctl_command, server_env
 from tests.integrations.test_integrations_mcp import text
 from tests.integrations.test_resident import ON, daemon, said, served, stop_every_daemon
 from tests.integrations.test_resident_requests import memctl
@@ -30,11 +29,9 @@ QUERIES = ("how do we deploy", "who reviews billing changes?")
 
 async def searches(home: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     """memory_search's answers to QUERIES, and a session_search, in one MCP session."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "mcp"],
-        env=server_env(home, **env),
-    )
+    full = server_env(home, **env)
+    command, *args = memctl_command(["-c", "llm=none", "mcp"], full, mcp=True)  # forked
+    params = StdioServerParameters(command=command, args=args, env=full)
     async with Client(params, mode="legacy") as client:
         found = [
             json.loads(text(await client.call_tool("memory_search", {"query": query})))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api.memory import RememberRequest, remember
-from tests.conftest import run_cli
+from tests.conftest import memctl_command, run_cli
 from tests.syncing import bare_repo, git, machine
 
 NO_LLM = {"MEMCTL_LLM": "none"}
@@ -51,8 +51,8 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     assert "would write 1 file," in said and said.endswith("; 0 bad files skipped")
     status = json.loads(cli(a, "sync", "status", "--json"))
     assert status["waiting_out"] == 1 and status["remote"] == str(remote)
-    command = [sys.executable, "-m", "memctl", "--home", str(a), "sync", "--json"]
     env = {**os.environ, **NO_LLM}
+    command = memctl_command(["--home", str(a), "sync", "--json"], env)  # forked
     both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)]
     both.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env))
     results = [p.communicate(timeout=120) for p in both]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from memctl.maintain.redaction import replaced_values
 from memctl.store import memories as store
 from memctl.store.sync import set_read_commit
 from memctl.sync.memfile import BadFile, parse
+from tests.conftest import memctl_command
 from tests.syncing import bare_repo, machine, plant, shared
 
 SYNC = sync_api.SyncRequest()
@@ -179,11 +179,12 @@ def test_the_cli_exits_0_and_names_each_hostile_file(
     _, b = pair
     plant(remote, dict([_file(1, "content: x\n" + _laughs(9))]))
     plant(remote, {b"memories/glob\xffal/b0/" + f"{_id(2)}_{HOST}.yaml".encode(): b"x: 1\n"})
+    env = {**os.environ, "MEMCTL_LLM": "none"}
     done = subprocess.run(
-        [sys.executable, "-m", "memctl", "--home", str(b.settings.home), "sync"],
+        memctl_command(["--home", str(b.settings.home), "sync"], env),  # forked
         capture_output=True,
         text=True,
-        env={**os.environ, "MEMCTL_LLM": "none"},
+        env=env,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
