@@ -566,10 +566,12 @@ def distinct_texts(ranked: list[Candidate]) -> list[Candidate]:
 
 NO_EVIDENCE = "no evidence at all (relevance and score 0 or less): not offered"
 # The weight of the pipeline's score in a possible match's rank, beside its own relevance
-# strength (cosine + words): measured on the paraphrase benchmark's tune half (docs/
-# benchmarks.md, "Clear and possible matches"): the pipeline's score alone ranks a shared
-# word above the meaning; 0, 0.25 and 0.5 rank alike, and the score keeps BM25's voice.
-POSSIBLE_SCORE_WEIGHT = 0.25
+# strength (cosine + words): the pipeline's score alone ranks a shared word above the
+# meaning (docs/benchmarks.md, "Clear and possible matches"); at 0.25 BM25's voice was too
+# faint. The paraphrase check half at 1,000 memories gains from 0.28 to 0.5, a real
+# question of fresh9's check half is lost from 0.35 (docs/benchmarks.md, "Possible
+# matches weigh the pipeline's score a little more").
+POSSIBLE_SCORE_WEIGHT = 0.3
 
 
 def rank_possible(run: Run, candidate: Candidate) -> None:
