@@ -55,7 +55,10 @@ from memctl.retrieve.stages.fuse import (
     coverage,
     far_message,
     fuse,
+    relevance_strength,
     strength_of,
+    strength_parts,
+    strength_why,
     unnamed,
 )
 from memctl.retrieve.stages.graph import graph, is_synthetic
@@ -581,15 +584,19 @@ def rank_possible(run: Run, candidate: Candidate) -> None:
     and speakers stages' factors, which the strength alone would not carry) x
     ``scope_other`` when it is of another project than the one the question names (the
     order service's own test command before five other projects' alike)."""
-    strength = strength_of(run, candidate)
+    parts = strength_parts(run, candidate)
+    strength = relevance_strength(run, parts.cosine, parts.share)
+    made_of = strength_why(run, parts)
     if candidate.says_nothing:  # as fuse weighs them
         strength *= TOOL_NOTES_FACTOR
+        made_of = f"{made_of}, x {TOOL_NOTES_FACTOR:g} (tool notes, narration or a question only)"
     asked = candidate.factors.get(INTENT, 1.0) * candidate.factors.get(SPEAKERS, 1.0)
     away = run.params.scope_other if unnamed(run, candidate) else 1.0
-    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked * away
+    score = candidate.score
+    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * score) * asked * away
     candidate.factors[POSSIBLE] = candidate.score
     why = (
-        f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score"
+        f"relevance {strength:.3f} ({made_of}) + {POSSIBLE_SCORE_WEIGHT} x its score {score:.3f}"
         + (f", x {asked:g} (what the question asks for)" if asked != 1.0 else "")
         + (f", x {away:g} (not the project the question names)" if away != 1.0 else "")
     )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.cli.test_cli import fails, ok
-from tests.conftest import Shared, run_cli, shared
+from tests.conftest import ROOT, Shared, run_cli, shared
 
 A, B, C, D = ("a" * 32, "b" * 32, "c" * 32, "d" * 32)
 STORE = [
@@ -160,6 +161,29 @@ def test_a_fact_and_the_message_it_was_said_in_are_one_result(tmp_path: Path) ->
     assert same[0]["messages"] == ["s1#1"] and same[0]["match"] == "clear"
     explained = ok(*home, "recall", "pnpm frontend", "--explain")
     assert "message:  s1#1 (the same, said in the session)" in explained
+
+
+def test_a_possible_matchs_explanation_says_which_cosine_ranked_it_and_why_words_did_not_count(
+    tmp_path: Path,
+) -> None:
+    """The Quick start's release question: the deploy memory's ``match:`` line weighs the
+    cosine of its text alone, its rank the cosine of its searched vector (text and names),
+    under which its shared words count for nothing: ``possible:`` says so, with the numbers."""
+    home = ("--home", str(tmp_path / "home"))
+    ok(*home, "import", str(ROOT / "examples" / "memories.jsonl"), real_model=True)
+    asked = ("recall", "when do we release to customers?", "--json", "--explain")
+    found = json.loads(ok(*home, *asked, real_model=True))["results"]
+    deploy = next(r for r in found if "make release" in r["content"])
+    assert deploy["match"] == "possible"
+    why = next(s["why"] for s in deploy["explain"]["steps"] if s["stage"] == "possible")
+    distance = deploy["explain"]["legs"]["vector"]["distance"]
+    used = re.search(r"cosine ([0-9.]+) to its searched vector: its text and the names", why)
+    assert used is not None, why
+    assert abs(float(used[1]) - (1 - distance)) < 0.001  # the cosine the rank weighed
+    assert f"relevance {used[1]} (" in why  # ... and all of its relevance
+    assert "not counted: that cosine is below recall.words_cosine 0.3" in why, why
+    table = ok(*home, *asked[:2], "--explain", real_model=True)
+    assert "not counted" in " ".join(table.split()), table
 
 
 def test_a_name_only_the_session_messages_say_is_no_stranger(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ import functools
 import math
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.memories.privacy import quoted_word
@@ -602,19 +602,63 @@ def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
     p = run.params
     if cosine is None:
         return share + p.words_weight * share
-    return cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
+    return cosine + (p.words_weight * share if words_count(run, cosine) else 0.0)
+
+
+def words_count(run: Run, cosine: float) -> bool:
+    """Whether the query's words a candidate shares count beside its ``cosine``: from
+    ``words_cosine`` on (a shared topic is not an answer)."""
+    return cosine >= run.params.words_cosine
+
+
+# Which cosine ``strength_of`` weighed, in ``--explain``'s words.
+RANKING_COSINE = "as the vector search ranks it"
+DISCOUNTED_COSINE = "less how crowded its neighbourhood is"
+NAMED_COSINE = "to its searched vector: its text and the names it mentions"
+PLAIN_COSINE = "to its vector"
+
+
+class Strength(NamedTuple):
+    """What ``strength_of`` weighs: a cosine (None: no vector to compare), which one it
+    is, and the candidate's share of the query's words."""
+
+    cosine: float | None
+    which: str
+    share: float
+
+
+def strength_parts(run: Run, candidate: Candidate) -> Strength:
+    """One candidate's cosine and word share for ``strength_of``: its centred or its
+    discounted cosine when it has one, else its cosine to its searched vector."""
+    share = coverage(run, candidate)
+    if candidate.centred is not None:
+        return Strength(candidate.centred, RANKING_COSINE, share)
+    if candidate.discounted is not None:
+        return Strength(candidate.discounted, DISCOUNTED_COSINE, share)
+    which = NAMED_COSINE if candidate.own is not None else PLAIN_COSINE
+    return Strength(similarity(candidate), which, share)
 
 
 def strength_of(run: Run, candidate: Candidate) -> float:
-    """``relevance_strength`` of one candidate for ``run``'s query, by its centred or its
-    discounted cosine when it has one (this ranks the possible matches; the gate's
-    ``evidence`` weighs the raw cosine)."""
-    share = coverage(run, candidate)
-    cosine = next(
-        (c for c in (candidate.centred, candidate.discounted) if c is not None),
-        similarity(candidate),
+    """``relevance_strength`` of one candidate for ``run``'s query, by ``strength_parts``
+    (this ranks the possible matches; the gate's ``evidence`` weighs the raw cosine, of
+    the memory's text alone)."""
+    parts = strength_parts(run, candidate)
+    return relevance_strength(run, parts.cosine, parts.share)
+
+
+def strength_why(run: Run, parts: Strength) -> str:
+    """What ``relevance_strength`` made of ``parts``, in plain words (``--explain``)."""
+    p = run.params
+    words = f"words {parts.share:.2f}"
+    if parts.cosine is None:
+        return f"no vector to compare: {words} + {p.words_weight:g} x {words}"
+    seen = f"cosine {parts.cosine:.3f} {parts.which}"
+    if words_count(run, parts.cosine):
+        return f"{seen} + {p.words_weight:g} x {words}"
+    return (
+        f"{seen}; {words} not counted: that cosine is below recall.words_cosine {p.words_cosine:g}"
     )
-    return relevance_strength(run, cosine, share)
 
 
 def legs_agree(candidate: Candidate, top: int) -> bool:
