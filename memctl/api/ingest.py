@@ -333,10 +333,23 @@ def undo_refusal(ctx: Context, record: RunRecord) -> str | None:
     """Why ``undo`` refuses a run ``runs`` listed (an import's: any of its files'), in a
     few words; None: it can be undone, if it was not already."""
     from memctl.ingest.batches import batch_refusal
+
+    return batch_refusal(ctx.db, _members(ctx, record))
+
+
+def changed_nothing(ctx: Context, record: RunRecord) -> bool:
+    """Whether a run ``runs`` listed (an import's: every file of it not undone) never
+    changed a memory: the viewer offers it no Undo and has no refusal to tell."""
+    from memctl.ingest.batches import changed_nothing as batch_changed_nothing
+
+    return batch_changed_nothing(ctx.db, _members(ctx, record))
+
+
+def _members(ctx: Context, record: RunRecord) -> list[RunRecord]:
+    """The runs of ``record``'s batch (an import's files), or ``record`` alone."""
     from memctl.store.runs import batch_runs
 
-    members = batch_runs(ctx.db, record.batch) if record.batch else [record]
-    return batch_refusal(ctx.db, members)
+    return batch_runs(ctx.db, record.batch) if record.batch else [record]
 
 
 def _settled(ctx: Context, records: list[RunRecord]) -> list[RunRecord]:

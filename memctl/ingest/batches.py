@@ -59,9 +59,17 @@ def batch_refusal(db: Database, members: list[RunRecord]) -> str | None:
     import that stored nothing beside others that did is undone with them."""
     left = [m for m in members if not m.undone_by]
     reason = next((why for m in left if (why := why_not(db, m))), None)
-    if reason is None and left and not any(run_events(db, m.id) for m in left):
+    if reason is None and changed_nothing(db, members):
         return NOTHING_LEFT
     return reason
+
+
+def changed_nothing(db: Database, members: list[RunRecord]) -> bool:
+    """Whether the runs of one batch (or one run) not undone yet are some and not one of
+    them wrote a memory event (a sync that only wrote files out, a session captured that
+    stored none): they never changed a memory, so undo has nothing to put back."""
+    left = [m for m in members if not m.undone_by]
+    return bool(left) and not any(run_events(db, m.id) for m in left)
 
 
 def undo_batch(ctx: Context, run_prefix: str | None, force: bool = False) -> UndoReport:

@@ -453,9 +453,13 @@ def runs(ctx: Context, values: Values) -> dict[str, Any]:
 
 def can_undo(ctx: Context, run: RunRecord) -> tuple[bool, str | None]:
     """Whether `memctl undo` takes ``run`` back now, and why not when it refuses it (a run
-    undone already, or one not done, has neither: nothing to say)."""
+    undone already, one not done, or one that never changed a memory has neither: nothing
+    to say; beside every sync and every quiet session, "nothing is left to put back" hid
+    the refusals that matter)."""
     open_ = run.status == "done" and not run.undone_by
     why = ingest_api.undo_refusal(ctx, run) if open_ else None
+    if why is not None and ingest_api.changed_nothing(ctx, run):
+        return False, None
     return open_ and why is None, why
 
 

@@ -47,11 +47,12 @@ from memctl.ui import history, views
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
-from tests.conftest import ROOT, Shared, run_cli, shared
+from tests.conftest import ROOT, Shared, memctl_command, run_cli, shared
 from tests.fakes import HashEmbedder
-from tests.ingesting import SESSION, distil, fixture, ingest_text
+from tests.ingesting import SESSION, claude_record, distil, fixture, ingest_text
 from tests.maintain.test_maintain import put
 from tests.memories.test_forget_everywhere import _files_holding
+from tests.syncing import bare_repo
 
 HOSTILE = (
     "Deploy note <script>alert('x')</script> </textarea><img src=x onerror=alert(1)> "
@@ -1202,3 +1203,58 @@ def test_an_imported_chat_s_message_shows_who_said_it(
     assert "<b>Tim</b>" not in page
     # named once, above its text ("John: Not yet." stored), as `sessions show` does
     assert "<pre>Not yet.</pre>" in page and "John: Not yet." not in page
+
+
+def test_the_runs_page_offers_no_undo_and_no_refusal_for_a_run_that_changed_no_memory(
+    home: Path, tmp_path: Path
+) -> None:
+    """A sync that only wrote a file out and a captured session that stored no memory
+    changed none: `memctl undo` refuses them, but the Runs page (`memctl ui`, a real
+    server on loopback) says nothing beside them, where "cannot be undone: nothing is
+    left to put back" beside each hid the runs that matter; a remember keeps its Undo."""
+
+    def ok(*args: str) -> str:
+        done = run_cli(*args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    ok("sync", "init", str(bare_repo(tmp_path)))
+    shared_id = ok("remember", "--scope", "global", "Deploys need two approvals").strip()
+    ok("promote", shared_id)
+    assert "write 1 file" in ok("sync")
+    said = [("user", "hi"), ("assistant", [{"type": "text", "text": "Hello! What now?"}])]
+    quiet = tmp_path / "quiet.jsonl"
+    quiet.write_text(
+        "".join(json.dumps(claude_record(*s, n, "quiet")) + "\n" for n, s in enumerate(said))
+    )
+    assert "no changes" in ok("ingest", "--transcript", str(quiet), "--wait")
+    # newest first: the ingest, the sync, the promote, the remember (the edit kept here)
+    runs = {r["kind"]: r for r in json.loads(ok("runs", "--json"))}
+    for idle in (runs["sync"], runs["ingest"]):
+        refused = run_cli("undo", idle["id"])
+        assert refused.returncode == 2 and "nothing is left to put back" in refused.stderr
+
+    env = {**os.environ, "MEMCTL_EMBEDDER": "hash"}
+    process = subprocess.Popen(
+        memctl_command(["ui", "--port", "0"], env), stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split("open ", 1)[1].strip()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(url, timeout=30) as signed_in:  # follows the redirect
+            base = signed_in.url.rsplit("/projects", 1)[0]
+        with opener.open(f"{base}/runs", timeout=30) as answer:
+            page = answer.read().decode()
+        with opener.open(f"{base}/runs.json", timeout=30) as answer:
+            shown = {r["id"]: r for r in json.load(answer)["runs"]}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert "cannot be undone" not in page
+    for idle in (runs["sync"], runs["ingest"]):
+        assert not shown[idle["id"]]["undoable"] and shown[idle["id"]]["why_not"] is None
+        assert f'action="/runs/{idle["id"]}/undo"' not in page
+    assert runs["edit"]["notes"][0].startswith("remember")
+    assert shown[runs["edit"]["id"]]["undoable"]
+    assert f'action="/runs/{runs["edit"]["id"]}/undo"' in page
