@@ -578,7 +578,9 @@ class ResidentEmbedder:
     this user's answers in time, or it embeds with another model, ``local`` loads and
     answers from then on. While one is starting (it holds its lock, loading the model), it
     is waited for (``START_SECONDS``), as is one this process started (``launched``); the
-    session-start hook and the MCP server start it."""
+    session-start hook and the MCP server start it, and a call that finds none running (a
+    forget that took text out, ``memctl daemon stop`` or its idle time ended it) starts it
+    again, as a recall that none answered does: the model stays out of this process."""
 
     def __init__(self, home: Path, local: Any, launched: bool = False) -> None:
         self.home = home
@@ -610,14 +612,20 @@ class ResidentEmbedder:
 
     def _asked(self, texts: list[str]) -> Any:
         """The resident process's vectors for ``texts``, or None; while one is starting
-        (the MCP server or a session-start hook started it), waited for."""
+        (the MCP server or a session-start hook started it), waited for; with none, one
+        started and waited for."""
         import time
 
         answer = tell(self.home, "embed", texts=texts)
         waited = time.monotonic() + START_SECONDS
+        restarted = False
         while answer is None and time.monotonic() < waited:
             if not (self.launched or starting(self.home)):
-                break
+                # none runs (one stopped may still hold its lock for a moment): started
+                # once, then waited for like the first
+                if restarted or not start(self.home):
+                    break
+                self.launched = restarted = True
             time.sleep(START_POLL)
             answer = tell(self.home, "embed", texts=texts)
         self.launched = False

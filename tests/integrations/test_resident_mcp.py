@@ -19,7 +19,15 @@ from memctl.embed.hashed import HashEmbedder
 from memctl.integrations import resident
 from tests.conftest import memctl_command, server_env
 from tests.integrations.test_integrations_mcp import text
-from tests.integrations.test_resident import ON, daemon, said, served, stop_every_daemon
+from tests.integrations.test_resident import (
+    ON,
+    daemon,
+    gone,
+    said,
+    served,
+    started,
+    stop_every_daemon,
+)
 from tests.integrations.test_resident_requests import memctl
 
 __all__ = ["daemon"]  # the fixture, used by name below
@@ -84,3 +92,38 @@ def test_a_bad_embed_request_is_one_error_and_the_server_serves_on(home: Path, d
     assert (good.get("name"), good.get("dim")) == (embedder.name, embedder.dim)
     rows = np.frombuffer(base64.b64decode(str(good["vectors"])), dtype=np.float32)
     assert np.allclose(rows.reshape(2, -1), embedder.embed(["how do we deploy", "who reviews?"]))
+
+
+async def searches_around_a_stop(home: Path, stopped: int, env: dict[str, str]) -> list[Any]:
+    """In one MCP session: a search through the running resident process, that process
+    stopped (as a forget that takes text out ends it), a search, the pid of the resident
+    process serving the home after it, and the requests it served before and after one
+    more search. Each search asks other words (the same query again reuses its vector)."""
+    full = server_env(home, **env)
+    command, *args = memctl_command(["-c", "llm=none", "mcp"], full, mcp=True)
+    params = StdioServerParameters(command=command, args=args, env=full)
+
+    async def search(query: str) -> list[str]:
+        return contents(json.loads(text(await client.call_tool("memory_search", {"query": query}))))
+
+    async with Client(params, mode="legacy") as client:
+        first = await search("how do we deploy")
+        assert memctl("daemon", "stop").wait(timeout=120) == 0
+        assert gone(stopped)  # as a forget waits for it
+        second = await search("deploy with make release")
+        pid = started(home)  # bounded: 30 s
+        before = served(home)
+        third = await search("how is a release deployed")
+        after = served(home)
+    return [first, second, third, pid, before, after]
+
+
+def test_a_resident_process_ended_under_the_server_is_started_again(
+    home: Path, daemon: int
+) -> None:
+    *found, pid, before, after = anyio.run(
+        searches_around_a_stop, home, daemon, {"MEMCTL_EMBEDDER": "hash", **ON}
+    )
+    assert all("We deploy with make release from the main branch." in hits for hits in found)
+    assert pid != daemon  # the server started another one, and asked it the next time
+    assert after == before + 1
