@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.ingest.undo import NOTHING_LEFT, UndoReport, refused, undo, why_not
+from memctl.ingest.undo import NOTHING_LEFT, UndoReport, changed, refused, undo, why_not
 from memctl.model import new_id
 from memctl.store.database import Database
 from memctl.store.events import run_events
@@ -66,10 +66,11 @@ def batch_refusal(db: Database, members: list[RunRecord]) -> str | None:
 
 def changed_nothing(db: Database, members: list[RunRecord]) -> bool:
     """Whether the runs of one batch (or one run) not undone yet are some and not one of
-    them wrote a memory event (a sync that only wrote files out, a session captured that
-    stored none): they never changed a memory, so undo has nothing to put back."""
+    them changed a memory (a sync that only wrote files out, or only kept a conflict, its
+    own version standing; a session captured that stored none): undo has nothing to put
+    back (its undo run was one of 0 changes)."""
     left = [m for m in members if not m.undone_by]
-    return bool(left) and not any(run_events(db, m.id) for m in left)
+    return bool(left) and not any(changed(e) for m in left for e in run_events(db, m.id))
 
 
 def undo_batch(ctx: Context, run_prefix: str | None, force: bool = False) -> UndoReport:

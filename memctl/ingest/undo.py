@@ -164,13 +164,24 @@ def refused(run: RunRecord, reason: str) -> UsageError:
 def refusal(run: RunRecord, events: list[Event]) -> str | None:
     """Why undo refuses ``run`` (its ``events``), in a few words; None: it can be undone
     (unless it was undone already)."""
-    if any(e.action == Action.DELETE and e.data.get("permanent") for e in events):
+    if any(forgot(e) for e in events):
         # a forget's other changes (a memory put back as it was before a forgotten text was
         # merged into it) hold `[forgotten]` where that text stood: undone, they would write it
         return "it forgot text for good"
     if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
         return NOTHING_LEFT
     return None
+
+
+def forgot(event: Event) -> bool:
+    """Whether ``event`` took text away for good (a forget, a purge)."""
+    return event.action == Action.DELETE and bool(event.data.get("permanent"))
+
+
+def changed(event: Event) -> bool:
+    """Whether ``event`` changed a memory: one undo puts back, or a forget it refuses. An
+    access, a re-embed and a conflict a sync kept (the other version standing) change none."""
+    return event.action in REVERTED or forgot(event)
 
 
 def why_not(db: Database, run: RunRecord) -> str | None:

@@ -15,11 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from memctl.api.memory import RememberRequest, remember
+from memctl.api import ingest as ingest_api
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from memctl.api.memory import RememberRequest, UpdateRequest, remember
+from memctl.ui.views import can_undo
 from tests.conftest import memctl_command, run_cli
-from tests.syncing import bare_repo, git, machine
+from tests.syncing import bare_repo, git, machine, shared
 
 NO_LLM = {"MEMCTL_LLM": "none"}
+SYNC = sync_api.SyncRequest()
 
 
 def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -232,3 +237,33 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
     assert empty.returncode == 2 and "nothing on standard input" in empty.stderr
     bad = run_cli("--home", str(b), "sync", "trust", "../evil")
     assert bad.returncode == 2 and "is not a host id" in bad.stderr
+
+
+def test_a_sync_that_only_kept_a_conflict_has_nothing_to_undo(tmp_path: Path) -> None:
+    """B's sync meets A's older edit of a memory B edited since: B's version stands, A's is
+    kept in a conflict event, no memory changed. `undo` of that run (the viewer's Undo)
+    made an undo run of 0 changes, as a run with no event at all did."""
+    remote = bare_repo(tmp_path)
+    a, b = machine(tmp_path, "a", remote), machine(tmp_path, "b", remote)
+    with a, b:  # in-process: no model to load
+        sync_api.init(a, str(remote))
+        sync_api.init(b, str(remote))
+        memory = shared(a, "the staging host is stage-1")
+        sync_api.sync(a, SYNC)
+        sync_api.sync(b, SYNC)
+        memory_api.update(a, UpdateRequest(memory.id, text="the staging host is stage-2"))
+        sync_api.sync(a, SYNC)
+        time.sleep(0.01)  # B's edit is the newer
+        memory_api.update(b, UpdateRequest(memory.id, text="the staging host is stage-3"))
+        assert sync_api.sync(b, SYNC).came_in["conflicts"] == 1
+        run = ingest_api.runs(b, 1)[0]
+        assert run.kind == "sync" and can_undo(b, run) == (False, None)  # no Undo beside it
+    runs = json.loads(cli(b.settings.home, "runs", "--json"))
+    assert runs[0]["id"] == run.id and runs[0]["counts"]["conflicts"] == 1
+    refused = run_cli("--home", str(b.settings.home), "undo", run.id[:8], env=NO_LLM)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.endswith(
+        f"sync {run.id[:8]} cannot be undone: nothing is left to put back; "
+        "`memctl undo RUN_ID` takes back an earlier run (`memctl runs`)\n"
+    )
+    assert json.loads(cli(b.settings.home, "runs", "--json")) == runs  # no undo run
