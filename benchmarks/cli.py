@@ -532,10 +532,11 @@ def real_questions(
         Path | None,
         typer.Option(
             "--store",
-            help="Keep the split's store in this directory: a rerun asks it again (~30 s, "
-            "not 2-5 min) while its sessions (name, client, project, SHA-256) and the "
-            "embedder are the same, else it is built there again. Taking in is not redone: "
-            "for a change to capture or distillation, give a new directory.",
+            help="Keep the split's store in this directory: a rerun asks it again without "
+            "taking the sessions in (with --cache, fresh8 in 6 s, not 24 s) while its "
+            "sessions (name, client, project, SHA-256) and the embedder are the same, else "
+            "it is built there again. For a change to capture or distillation, give a new "
+            "directory.",
             show_default=False,
         ),
     ] = None,
