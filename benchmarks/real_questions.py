@@ -104,6 +104,7 @@ from benchmarks.session_quality import GOLD, SESSIONS, holds
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.api.recall import RecallRequest, recall
 from memctl.api.sessions import origins
+from memctl.clients.files import write_atomic
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.embed import Embedder, get_embedder
@@ -376,17 +377,26 @@ def taken_in(entries: list[Entry], embedder: Embedder) -> dict[str, Any]:
                 entry["file"],
                 entry["client"],
                 project,
-                hashlib.sha256((where / entry["file"]).read_bytes()).hexdigest(),
+                file_hash(where / entry["file"]),
             ]
             for where, entry, project in entries
         ],
     }
 
 
+def file_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+
+
 def kept(store: Path, built_from: dict[str, Any]) -> dict[str, Any] | None:
     """The record of the store kept in ``store`` when it was built from the same sessions
     with the same embedder; None when it must be built (again). A directory that is
     neither empty nor such a store is refused: building would clear its ``home``."""
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store} is not a directory")
     record_path = store / STORE_RECORD
     if not record_path.exists():
         if store.exists() and any(store.iterdir()):
@@ -490,8 +500,9 @@ def run(
         record = kept(store, built_from) if store is not None else None
         if store is not None and record is None:
             shutil.rmtree(home, ignore_errors=True)
-            (store / STORE_RECORD).unlink(missing_ok=True)
-            store.mkdir(parents=True, exist_ok=True)
+            # a record with no files marks the directory as a store while it is built: a
+            # build cut short is built again, not refused as a foreign directory
+            write_atomic(store / STORE_RECORD, json.dumps({"built_from": built_from}).encode())
         with Context(fresh, embedder) as ctx:
             if record is None:
                 note("taking the sessions in")
@@ -505,10 +516,9 @@ def run(
                     "ingest_cpu_s": round(time.process_time() - cpu, 1),
                 }
                 if store is not None:
-                    # written last: a build cut short leaves no record, so it is built again
                     kept_files = {k: sorted(v) for k, v in files.items()}
                     record = {"built_from": built_from, "files": kept_files, "load": load}
-                    (store / STORE_RECORD).write_text(json.dumps(record), encoding="utf-8")
+                    write_atomic(store / STORE_RECORD, json.dumps(record).encode())
             else:
                 note(f"asking the store kept in {store}")
                 files = {k: set(v) for k, v in record["files"].items()}

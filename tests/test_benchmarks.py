@@ -969,12 +969,18 @@ def test_real_questions_keeps_its_store_with_store(
     with (data / name).open("a") as changed:
         changed.write("\n")
     assert "taking the sessions in" in asked_with(store)[1]
+    record = store / real_questions.STORE_RECORD
+    built_from = json.loads(record.read_text())["built_from"]
+    record.write_text(json.dumps({"built_from": built_from}))  # as a build cut short leaves it
+    assert "taking the sessions in" in asked_with(store)[1]
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("mine")
     with pytest.raises(InputError, match="not empty and holds no taken_in.json"):
         asked_with(foreign)
     assert (foreign / "keep.txt").read_text() == "mine"
+    with pytest.raises(InputError, match="is not a directory"):
+        asked_with(foreign / "keep.txt")
 
 
 def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
