@@ -528,6 +528,18 @@ def real_questions(
             "plain: 'what did we do last time?'), each at its own time; tune on plain-tune.",
         ),
     ] = False,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="Keep the split's store in this directory: a rerun asks it again without "
+            "taking the sessions in (with --cache, fresh8 in 6 s, not 24 s) while its "
+            "sessions (name, client, project, SHA-256) and the embedder are the same, else "
+            "it is built there again. For a change to capture or distillation, give a new "
+            "directory.",
+            show_default=False,
+        ),
+    ] = None,
     cache: CacheOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -569,6 +581,7 @@ def real_questions(
             embedder=embedder,
             note=status.update,
             beside=beside,
+            store=store,
         )
     if as_json:
         print_json(report.to_dict())

@@ -1,6 +1,6 @@
 """Real questions: does recall answer what a developer asks about their real sessions?
 
-    python -m benchmarks real-questions [--data DIR] [--others DIR] [--json]
+    python -m benchmarks real-questions [--data DIR] [--others DIR] [--store DIR] [--json]
 
 The sessions: ``benchmarks/sessions/real/`` (real public Claude Code and Codex
 sessions and two written ones, ``SOURCES.md`` and ``manifest.json``), and the
@@ -70,6 +70,10 @@ yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
 answer is a whole session also counts as judged found when that session's digest is in
 the top 5.
 
+``--store DIR`` keeps the split's store in DIR (and what it was built from, the sessions'
+hashes and the embedder, in ``taken_in.json``): a rerun asks it again instead of taking
+2-5 minutes to build it, the same figures; a changed session or embedder rebuilds it.
+
 Per half and in total it reports, on the top 5 results:
 
 - found@5 auto: a result comes from the question's session (its session id,
@@ -84,8 +88,11 @@ Per half and in total it reports, on the top 5 results:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import json
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -97,9 +104,10 @@ from benchmarks.session_quality import GOLD, SESSIONS, holds
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.api.recall import RecallRequest, recall
 from memctl.api.sessions import origins
+from memctl.clients.files import write_atomic
 from memctl.config import Settings
 from memctl.context import Context
-from memctl.embed import Embedder
+from memctl.embed import Embedder, get_embedder
 from memctl.errors import InputError
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.pipeline import Recalled
@@ -165,6 +173,7 @@ HALVES = (
 )
 ALL = "all"
 SCOPINGS = ("project", "everywhere")
+STORE_RECORD = "taken_in.json"  # in a kept store (--store): what it was built from
 CLEAR = "clear"  # the label of a clear match (results without labels count as unlabelled)
 # The default path: capture and the worker's rule-based distillation, run here.
 DEFAULT_PATH = {"llm": "none", "ingest.spawn_worker": False}
@@ -311,6 +320,24 @@ def load_questions(directory: Path) -> tuple[list[dict[str, Any]], list[Question
     return sessions, questions
 
 
+Entry = tuple[Path, dict[str, Any], str]  # where a session lies, its manifest entry, its project
+
+
+def entries_of(
+    directory: Path, sessions: list[dict[str, Any]], others: Path | None, beside: Path | None
+) -> list[Entry]:
+    """Every session the store takes in, each with its directory and project scope."""
+    entries = [(directory, s, s["project"]) for s in sessions]
+    if beside is not None:
+        entries += [
+            (beside, s, s["project"]) for s in read_json(beside / "manifest.json")["sessions"]
+        ]
+    if others is not None:
+        more = read_json(others / "manifest.json")["sessions"]
+        entries += [(others, s, Path(s["file"]).stem) for s in more]
+    return entries
+
+
 def take_in(
     ctx: Context,
     directory: Path,
@@ -322,17 +349,9 @@ def take_in(
     sub-agent's file is stored with its parent's session: Codex's rollout, OpenCode's task
     session), and the sessions memctl could not read, each with why. ``beside``: another
     split's sessions, in their own projects, in the same store."""
-    entries = [(directory, s, s["project"]) for s in sessions]
-    if beside is not None:
-        entries += [
-            (beside, s, s["project"]) for s in read_json(beside / "manifest.json")["sessions"]
-        ]
-    if others is not None:
-        more = read_json(others / "manifest.json")["sessions"]
-        entries += [(others, s, Path(s["file"]).stem) for s in more]
     files: dict[str, set[str]] = {}
     unread = []
-    for where, entry, project in entries:
+    for where, entry, project in entries_of(directory, sessions, others, beside):
         request = IngestRequest(
             transcript=str(where / entry["file"]), client=entry["client"], scope=project, wait=True
         )
@@ -345,6 +364,47 @@ def take_in(
             continue
         files.setdefault(report.session_id, set()).add(entry["file"])
     return files, unread
+
+
+def taken_in(entries: list[Entry], embedder: Embedder) -> dict[str, Any]:
+    """What a kept store was built from: each session by its file's name, client, project
+    and SHA-256 (not its path: a store serves every checkout), and the embedder."""
+    return {
+        "embedder": f"{embedder.name} {embedder.dim}",
+        "default_path": DEFAULT_PATH,
+        "sessions": [
+            [
+                entry["file"],
+                entry["client"],
+                project,
+                file_hash(where / entry["file"]),
+            ]
+            for where, entry, project in entries
+        ],
+    }
+
+
+def file_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+
+
+def kept(store: Path, built_from: dict[str, Any]) -> dict[str, Any] | None:
+    """The record of the store kept in ``store`` when it was built from the same sessions
+    with the same embedder; None when it must be built (again). A directory that is
+    neither empty nor such a store is refused: building would clear its ``home``."""
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store} is not a directory")
+    record_path = store / STORE_RECORD
+    if not record_path.exists():
+        if store.exists() and any(store.iterdir()):
+            raise InputError(f"{store} is not empty and holds no {STORE_RECORD}: not a store")
+        return None
+    record = read_json(record_path)
+    same = isinstance(record, dict) and record.get("built_from") == built_from
+    return record if same and "files" in record else None
 
 
 def hits_of(ctx: Context, results: list[Recalled], files: dict[str, set[str]]) -> list[Hit]:
@@ -419,25 +479,50 @@ def run(
     embedder: Embedder | None = None,
     note: Callable[[str], None] = lambda _: None,
     beside: Path | None = None,
+    store: Path | None = None,
 ) -> Report:
     """Take every session in by the default path, into one fresh store, and ask each
-    question both ways (``beside``: another split's sessions, in the store too)."""
+    question both ways (``beside``: another split's sessions, in the store too). ``store``:
+    a directory keeping the store: reused when built from the same sessions with the same
+    embedder (its load is the build's), else built there (again) and kept."""
     sessions, questions = load_questions(directory)
     scope = {s["file"]: s["project"] for s in sessions}
-    with tempfile.TemporaryDirectory(prefix="memctl-realq-") as home:
+    entries = entries_of(directory, sessions, others, beside)
+    with contextlib.ExitStack() as stack:
+        if store is None:
+            home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memctl-realq-")))
+        else:
+            home = store / "home"
         values = {**settings.values, **DEFAULT_PATH}
-        fresh = dataclasses.replace(settings, home=Path(home), values=values)
+        fresh = dataclasses.replace(settings, home=home, values=values)
+        embedder = embedder or get_embedder(fresh)
+        built_from = taken_in(entries, embedder) if store is not None else {}
+        record = kept(store, built_from) if store is not None else None
+        if store is not None and record is None:
+            shutil.rmtree(home, ignore_errors=True)
+            # a record with no files marks the directory as a store while it is built: a
+            # build cut short is built again, not refused as a foreign directory
+            write_atomic(store / STORE_RECORD, json.dumps({"built_from": built_from}).encode())
         with Context(fresh, embedder) as ctx:
-            note("taking the sessions in")
-            began, cpu = time.perf_counter(), time.process_time()
-            files, unread = take_in(ctx, directory, sessions, others, beside)
-            load: dict[str, Any] = {
-                "sessions": len(files),
-                "not_read": unread,
-                "memories": counts_by(ctx.db, "state").get("active", 0),
-                "ingest_s": round(time.perf_counter() - began, 1),
-                "ingest_cpu_s": round(time.process_time() - cpu, 1),
-            }
+            if record is None:
+                note("taking the sessions in")
+                began, cpu = time.perf_counter(), time.process_time()
+                files, unread = take_in(ctx, directory, sessions, others, beside)
+                load: dict[str, Any] = {
+                    "sessions": len(files),
+                    "not_read": unread,
+                    "memories": counts_by(ctx.db, "state").get("active", 0),
+                    "ingest_s": round(time.perf_counter() - began, 1),
+                    "ingest_cpu_s": round(time.process_time() - cpu, 1),
+                }
+                if store is not None:
+                    kept_files = {k: sorted(v) for k, v in files.items()}
+                    record = {"built_from": built_from, "files": kept_files, "load": load}
+                    write_atomic(store / STORE_RECORD, json.dumps(record).encode())
+            else:
+                note(f"asking the store kept in {store}")
+                files = {k: set(v) for k, v in record["files"].items()}
+                load = dict(record["load"])
             note("asking the questions")
             began = time.perf_counter()
             answers = [

@@ -931,6 +931,58 @@ def test_real_questions_keeps_its_embeddings_with_cache(
     assert answers[0]["rows"] == answers[1]["rows"] and answers[0]["rows"]
 
 
+def test_real_questions_keeps_its_store_with_store(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    """``real-questions --store DIR``: the split's store is built once and kept; a rerun
+    asks it without taking the sessions in again, with the same JSON as a run without it
+    (but the timings); a session changed, it is built again; a foreign directory is refused."""
+    from benchmarks import real_questions
+    from benchmarks.session_quality import GOLD
+
+    data = tmp_path / "data"
+    data.mkdir()
+    name = "cc2-cclog-256ba646.jsonl"
+    (data / name).write_bytes((GOLD / name).read_bytes())
+    session = {"file": name, "client": "claude-code", "project": "claude_p"}
+    (data / "manifest.json").write_text(json.dumps({"sessions": [session]}))
+    asked = {"id": "q1", "q": "can claude -p use WebSearch?", "session": name, "half": "check"}
+    (data / "questions.json").write_text(
+        json.dumps({"questions": [{**asked, "keywords": ["allowedtools"]}]})
+    )
+    settings, cache = fast
+    timings = ("ingest_s", "ingest_cpu_s", "recall_ms_mean")
+
+    def asked_with(store: Path | None) -> tuple[dict[str, Any], list[str]]:
+        notes: list[str] = []
+        report = real_questions.run(settings, data, None, cache.embedder, notes.append, None, store)
+        figures = report.to_dict()
+        figures["load"] = {k: v for k, v in figures["load"].items() if k not in timings}
+        return figures, notes
+
+    store = tmp_path / "store"
+    plain, _ = asked_with(None)
+    built, building = asked_with(store)
+    again, asking = asked_with(store)
+    assert plain == built == again and plain["per_question"][0]["top"]
+    assert "taking the sessions in" in building and "taking the sessions in" not in asking
+    with (data / name).open("a") as changed:
+        changed.write("\n")
+    assert "taking the sessions in" in asked_with(store)[1]
+    record = store / real_questions.STORE_RECORD
+    built_from = json.loads(record.read_text())["built_from"]
+    record.write_text(json.dumps({"built_from": built_from}))  # as a build cut short leaves it
+    assert "taking the sessions in" in asked_with(store)[1]
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine")
+    with pytest.raises(InputError, match="not empty and holds no taken_in.json"):
+        asked_with(foreign)
+    assert (foreign / "keep.txt").read_text() == "mine"
+    with pytest.raises(InputError, match="is not a directory"):
+        asked_with(foreign / "keep.txt")
+
+
 def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:
