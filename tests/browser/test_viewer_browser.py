@@ -145,7 +145,7 @@ def test_sign_in_search_forget_and_undo_in_a_browser(viewer: str, browser: Any) 
 
     search = browser.find_element(By.ID, "q")
     search.send_keys("staging database PostgreSQL")
-    search.submit()
+    submit(browser, search)
     found = browser.find_element(By.PARTIAL_LINK_TEXT, "staging database")  # waits for it
     assert found.text == "The staging database is PostgreSQL 16"
     found.click()
@@ -270,6 +270,17 @@ def click(driver: Any, text: str) -> None:
     WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
 
 
+def submit(driver: Any, field: Any) -> None:
+    """Submit ``field``'s form and wait for the page it leads to (a submit returns before it
+    has: the old page's ``main p`` can be read, then go stale under the reader)."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    field.submit()
+    WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
+
+
 def follow(where: Any, by: str, text: str, driver: Any = None) -> None:
     """Open the link found in ``where`` (a page, or an element of ``driver``'s) and wait for
     its page to load (a click returns before it has: the old page's elements still match)."""
@@ -357,7 +368,7 @@ def test_every_page_and_every_edit_in_a_browser(
     timeline = browser.current_url
     search = browser.find_element(By.ID, "pq")  # recall in this project, as the CLI's here
     search.send_keys("which day do we never deploy")
-    search.submit()
+    submit(browser, search)
     assert "only (as memctl recall --scope it)" in said_above(browser)
     assert "Fridays" in browser.find_element(By.CSS_SELECTOR, "ol.results").text
     browser.get(timeline)
