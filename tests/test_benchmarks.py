@@ -899,22 +899,30 @@ def test_real_questions_report_found_at_5_both_ways_per_half_and_scoping(
         real_questions.run(settings, tmp_path, None, cache.embedder)
 
 
+def one_session_split(folder: Path) -> str:
+    """A real-questions split in ``folder``: one gold session and one question about it;
+    the session's file name."""
+    from benchmarks.session_quality import GOLD
+
+    name = "cc2-cclog-256ba646.jsonl"
+    (folder / name).write_bytes((GOLD / name).read_bytes())
+    session = {"file": name, "client": "claude-code", "project": "claude_p"}
+    (folder / "manifest.json").write_text(json.dumps({"sessions": [session]}))
+    asked = {"id": "q1", "q": "can claude -p use WebSearch?", "session": name, "half": "check"}
+    (folder / "questions.json").write_text(
+        json.dumps({"questions": [{**asked, "keywords": ["allowedtools"]}]})
+    )
+    return name
+
+
 def test_real_questions_keeps_its_embeddings_with_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """``real-questions --cache DIR``: the sessions' texts are embedded once, and a rerun
     reads them from DIR with the same figures (a run embedded ~70 CPU-s each time)."""
     from benchmarks.__main__ import main, run
-    from benchmarks.session_quality import GOLD
 
-    name = "cc2-cclog-256ba646.jsonl"
-    (tmp_path / name).write_bytes((GOLD / name).read_bytes())
-    session = {"file": name, "client": "claude-code", "project": "claude_p"}
-    (tmp_path / "manifest.json").write_text(json.dumps({"sessions": [session]}))
-    asked = {"id": "q1", "q": "can claude -p use WebSearch?", "session": name, "half": "check"}
-    (tmp_path / "questions.json").write_text(
-        json.dumps({"questions": [{**asked, "keywords": ["allowedtools"]}]})
-    )
+    one_session_split(tmp_path)
     monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
     cache = tmp_path / "cache"
     args = ["real-questions", "--data", str(tmp_path), "--no-others", "--cache", str(cache)]
@@ -938,18 +946,10 @@ def test_real_questions_keeps_its_store_with_store(
     asks it without taking the sessions in again, with the same JSON as a run without it
     (but the timings); a session changed, it is built again; a foreign directory is refused."""
     from benchmarks import real_questions
-    from benchmarks.session_quality import GOLD
 
     data = tmp_path / "data"
     data.mkdir()
-    name = "cc2-cclog-256ba646.jsonl"
-    (data / name).write_bytes((GOLD / name).read_bytes())
-    session = {"file": name, "client": "claude-code", "project": "claude_p"}
-    (data / "manifest.json").write_text(json.dumps({"sessions": [session]}))
-    asked = {"id": "q1", "q": "can claude -p use WebSearch?", "session": name, "half": "check"}
-    (data / "questions.json").write_text(
-        json.dumps({"questions": [{**asked, "keywords": ["allowedtools"]}]})
-    )
+    name = one_session_split(data)
     settings, cache = fast
     timings = ("ingest_s", "ingest_cpu_s", "recall_ms_mean")
 

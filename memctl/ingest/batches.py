@@ -80,7 +80,7 @@ def undo_batch(ctx: Context, run_prefix: str | None, force: bool = False) -> Und
     if run_prefix is not None and run is None:
         raise NotFoundError(f"no run with id {run_prefix}")
     members = batch_runs(ctx.db, run.batch) if run and run.batch else [run] if run else []
-    if run is not None and batch_refusal(ctx.db, members) == NOTHING_LEFT:
+    if run is not None and changed_nothing(ctx.db, members):
         raise refused(one_run(members), NOTHING_LEFT)
     if run is None or run.batch is None:
         return undo(ctx, run_prefix, force)
