@@ -520,6 +520,15 @@ def real_questions(
             "half unread).",
         ),
     ] = False,
+    fresh10: Annotated[
+        bool,
+        typer.Option(
+            "--fresh10",
+            help="The tenth fresh split's questions (benchmarks/sessions/fresh10: Claude "
+            "Code, Codex Desktop and Cursor sessions of three projects), its sessions in one "
+            "store with the dev set's; blind (neither half read).",
+        ),
+    ] = False,
     plain: Annotated[
         bool,
         typer.Option(
@@ -560,6 +569,7 @@ def real_questions(
             ("fresh7", fresh7),
             ("fresh8", fresh8),
             ("fresh9", fresh9),
+            ("fresh10", fresh10),
             ("plain", plain),
         )
         if given
@@ -567,7 +577,7 @@ def real_questions(
     if len(named) > 1:
         raise UsageError(
             "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5, --fresh6, --fresh7, "
-            "--fresh8, --fresh9 and --plain each name a split: give one"
+            "--fresh8, --fresh9, --fresh10 and --plain each name a split: give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     settings = settings_for(ctx)

@@ -56,7 +56,7 @@ from memctl.retrieve.asking import asked
 
 PASTES = SESSIONS / "pastes.json"
 # The splits whose sessions may be read (docs/benchmarks.md): never fresh5, fresh6, fresh8,
-# fresh9
+# fresh9, fresh10
 STUDIED = ("real", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh7")
 MIN_LINES = 3  # a prompt of this many lines carries something besides a typed question
 PLACES = ("after", "before")  # where a paste goes: after the question, or before it

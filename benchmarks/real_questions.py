@@ -63,6 +63,11 @@ OpenCode exports likewise, Codex CLI sessions as SpecStory Markdown, sub-agents 
 and 59 questions written before memctl ran on them), halves ``fresh9-tune`` and
 ``fresh9-check``; its tune half studied since s37-fresh9 (docs/benchmarks.md), its check half
 still unread.
+``--fresh10`` asks the tenth (``benchmarks/sessions/fresh10/``: 15 sessions of three projects
+and three clients, Claude Code JSONL from Entire's v1 checkpoint branch, Codex Desktop rollouts
+from Entire's v2 checkpoint refs and Cursor chats as SpecStory Markdown, and 41 questions
+written before memctl ran on them), halves ``fresh10-tune`` and ``fresh10-check``; blind: neither
+half read.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -123,6 +128,7 @@ FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode
 FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code, Gemini CLI; studied since s32
 FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex, Gemini CLI; since s35 studied
 FRESH9 = SESSIONS / "fresh9"  # the ninth (s35): Copilot CLI, OpenCode, ...; tune studied (s37)
+FRESH10 = SESSIONS / "fresh10"  # the tenth (s43): Claude Code, Codex Desktop, Cursor; blind
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -137,15 +143,25 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh7": (FRESH7, GOLD),
     "fresh8": (FRESH8, GOLD),
     "fresh9": (FRESH9, GOLD),
+    "fresh10": (FRESH10, GOLD),
     "plain": (PLAIN, GOLD),
 }
 # Halves nobody may read question by question (docs/benchmarks.md): what everywhere loses
 # of them is not listed by id, so a run of them shows only figures.
-BLIND_HALVES = ("fresh5-tune", "fresh5-check", "fresh6-tune", "fresh6-check", "fresh9-check")
+BLIND_HALVES = (
+    "fresh5-tune",
+    "fresh5-check",
+    "fresh6-tune",
+    "fresh6-check",
+    "fresh9-check",
+    "fresh10-tune",
+    "fresh10-check",
+)
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
 # fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7 (read by s32-fresh7),
-# fresh8 (read by s35-unseen), fresh9 (its tune half read by s37-fresh9): neither half tuned on
+# fresh8 (read by s35-unseen), fresh9 (its tune half read by s37-fresh9), fresh10 (unread):
+# neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -168,6 +184,8 @@ HALVES = (
     "fresh8-check",
     "fresh9-tune",
     "fresh9-check",
+    "fresh10-tune",
+    "fresh10-check",
     "plain-tune",
     "plain-check",
 )

@@ -1037,6 +1037,7 @@ def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
         ("fresh7", 40, {"claude-code", "gemini"}),  # Claude Code JSONL, Gemini CLI documents
         ("fresh8", 45, {"claude-code", "codex", "gemini"}),  # three clients, two projects
         ("fresh9", 55, {"claude-code", "copilot", "opencode", "generic"}),  # Codex via SpecStory
+        ("fresh10", 40, {"claude-code", "codex", "generic"}),  # Cursor via SpecStory
     ],
 )
 def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(
