@@ -148,8 +148,10 @@ def said_already(text: str, row: str) -> bool:
 def says_something(text: str) -> bool:
     """Whether an assistant's message says something besides its tool notes and the next
     steps it announces ("I’ll read `RESEARCH-TASK.md` first, then every `*.md`")."""
-    lines = [line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE)]
-    return bool(without_next_steps("\n".join(lines)))
+    # line by line, as without_next_steps reads it, to the first line that says something:
+    # a long reply's first line mostly does (every message row of a recall is asked)
+    said = (line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE))
+    return any(without_next_steps(line) for line in said)
 
 
 def announces(role: str, text: str, row: bool = False) -> bool:
