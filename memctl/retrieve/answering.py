@@ -18,7 +18,16 @@ store, and chose the sentence most like the question: its topic, not its answer
 (docs/benchmarks.md, "The answering sentence without embedding (issue 33, s34-cost)").
 
 A user's question among the members restates the query and holds no answer: its reply (the
-assistant's message after it) is shown in its place.
+assistant's message after it) is shown in its place. So is the reply to a user's ask the row
+says already (a digest quotes every ask: "commit and push"), and to an assistant's message
+that only announces a step ("I will read `dns-security.conf` to see if it modifies the DNS
+over TLS settings."), or a message row closing on the step its calls take: the ask or the
+step matches the question because it names its topic,
+and the turn's first message that says something tells what came of it ("No, DNS over TLS
+is currently disabled."). A reply is shown from its opening, not by the query's words: it
+says what came of the ask first, and the sentence holding the query's words is most often
+the one restating it ("I'll build a space where ..." for "what did you choose to build?";
+docs/benchmarks.md, "The reply, not the ask or the step announcing it").
 
 Only the shown rows are looked at, and only without a token budget (a context block shows
 a row's own text: its budget is unchanged).
@@ -56,11 +65,14 @@ ANSWER_FLOOR = 0.2
 ANSWER_CHARS = 240
 # A sentence this short ("Done.", "Yes:") is shown with the one after it, cut if need be.
 SHORT_SENTENCE = 60
-# How far after a user's message its reply is looked for: an announcement ("I'll read the
-# docs first"), its call and the call's output come first, and the answer after them
-# (reasoned: one announced call, or two calls, before the answer); a user's message first
-# means it had none.
-REPLY_WITHIN = 6
+# How far after a user's message or an announcement its reply is looked for: an
+# announcement ("I'll read the docs first"), its calls and their outputs come first, and
+# the answer after them; a user's message first means it had none. Claude Code writes each
+# call and each output as a message of its own: three calls put the answer 7th (git status,
+# git diff, git log, then "I'll only stage the two version files": fresh8's z02). Measured
+# 6, 12 and 40 (docs/benchmarks.md, "The reply, not the ask or the step announcing it"):
+# 12 finds what 40 does.
+REPLY_WITHIN = 12
 # A sentence the row's own text holds as one run of words but for at most this many (a
 # fact drops its "great, ", a piece cut at ANSWER_CHARS ends in half a word) is not shown
 # again; one a digest quotes cut short with "…" is: its rest is what the row does not show.
@@ -86,6 +98,7 @@ class Member:
     key: str
     part: int | None
     cosine: float
+    reply: bool = False  # the reply to the message chosen (``answering_member``)
 
 
 def member_sentences(content: str, part: int | None, parts: Parts) -> list[str]:
@@ -102,6 +115,12 @@ def best_sentence(pieces: list[str], weights: dict[str, float]) -> int:
     the opening when none holds any (a turn says what it is about first)."""
     gains = [sum(held(piece, weights).values()) for piece in pieces]
     return gains.index(max(gains)) if max(gains) > 0 else 0
+
+
+def opening(pieces: list[str]) -> int:
+    """A reply's first sentence that does not announce a next step (the opening when each
+    does): what came of the ask."""
+    return next((n for n, piece in enumerate(pieces) if without_next_steps(piece)), 0)
 
 
 def shown(pieces: list[str], best: int) -> str:
@@ -129,16 +148,43 @@ def said_already(text: str, row: str) -> bool:
 def says_something(text: str) -> bool:
     """Whether an assistant's message says something besides its tool notes and the next
     steps it announces ("I’ll read `RESEARCH-TASK.md` first, then every `*.md`")."""
-    lines = [line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE)]
-    return bool(without_next_steps("\n".join(lines)))
+    # line by line, as without_next_steps reads it, to the first line that says something:
+    # a long reply's first line mostly does (every message row of a recall is asked)
+    said = (line for line in text.splitlines() if not line.strip().startswith(TOOL_NOTE))
+    return any(without_next_steps(line) for line in said)
 
 
-def reply_to(db: Database, key: str) -> str | None:
-    """The assistant's message answering the user's message ``key``: the first within
-    REPLY_WITHIN after it, before the user speaks again, that says something (an assistant
-    announces and makes its calls before it answers: "what are the other two libs for?" is
-    followed by a message reading their code, then the one saying what each does); else
-    the first."""
+def announces(role: str, text: str, row: bool = False) -> bool:
+    """Whether a session message is an assistant's that only announces its next step (or
+    only makes calls): it says nothing of what came of it. A row (``row``), whose own text
+    is shown, also when it closes on the step it takes (``closes_on_a_step``); a member is
+    shown by its sentences alone, and one that says something may say the answer before
+    its next step ("I can't download Throttlestop due to anti-bot measures. I'll search
+    for a Chocolatey package instead."): its reply would hide it."""
+    if role != Role.ASSISTANT:
+        return False
+    return not says_something(text) or (row and closes_on_a_step(text))
+
+
+def closes_on_a_step(text: str) -> bool:
+    """Whether a message's last sentence, before the calls it makes, announces the step
+    they take ("Okay, I've found a Chocolatey package for Throttlestop. I'll install it
+    now with `choco install throttlestop -y`." and the call): what came of it is said in
+    a message after it. A message making no call took no step yet."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    said = [line for line in lines if not line.strip().startswith(TOOL_NOTE)]
+    if not said or len(said) == len(lines):
+        return False
+    last = sentences(said[-1])
+    return bool(last) and not without_next_steps(last[-1])
+
+
+def reply_to(db: Database, key: str, said_only: bool = False) -> str | None:
+    """The assistant's message answering message ``key`` (a user's, or an announcement):
+    the first within REPLY_WITHIN after it, before the user speaks again, that says
+    something (an assistant announces and makes its calls before it answers: "what are the
+    other two libs for?" is followed by a message reading their code, then the one saying
+    what each does); else the first, unless ``said_only``."""
     session, _, seq = key.rpartition("#")
     replies = []
     for message in messages_after(db, session, int(seq), REPLY_WITHIN):
@@ -147,26 +193,34 @@ def reply_to(db: Database, key: str) -> str | None:
         if message.role == Role.ASSISTANT and message.content.strip():
             replies.append(message)
     said = [m for m in replies if says_something(m.content)]
-    return next((f"{session}#{m.seq}" for m in said or replies), None)
+    return next((f"{session}#{m.seq}" for m in said or ([] if said_only else replies)), None)
 
 
-def answering_member(db: Database, member: Member, row: bool = False) -> Member:
-    """The member itself, or, for a user's question only, the reply after it (every part:
-    its closest one was not measured), with the question's cosine: it answers it. A row
-    that is a user's message (``row``) is shown its reply whatever it says: it states the
-    ask ("read every markdown document in docs/"), the reply what came of it ("I found 19
-    markdown files")."""
+def answering_member(db: Database, member: Member, row_text: str, row: bool = False) -> Member:
+    """The member itself, or the reply after it (every part: its closest one was not
+    measured), with the member's cosine: it answers it. The reply is shown for a user's
+    question only; for a user's ask the row (its text ``row_text``) says already, as a row
+    that is a user's message (``row``) does: it states the ask ("read every markdown
+    document in docs/"), the reply what came of it ("I found 19 markdown files"); and for
+    an assistant's announcement (``announces``), when a message after it says something."""
     message = get_message(db, member.key)
-    asked = message.role == Role.USER if row else only_asks(message.role, message.content)
-    if not asked:
-        return member
-    reply = reply_to(db, member.key)
-    return member if reply is None else Member(reply, None, member.cosine)
+    if announces(message.role, message.content, row):
+        reply = reply_to(db, member.key, said_only=True)
+    elif message.role == Role.USER and (
+        row or only_asks(message.role, message.content) or said_already(message.content, row_text)
+    ):
+        reply = reply_to(db, member.key)
+    else:
+        reply = None
+    return member if reply is None else Member(reply, None, member.cosine, reply=True)
 
 
-def closest_members(run: Run, wanted: dict[str, list[str]]) -> dict[str, Member]:
-    """Each row's (``wanted``: its id -> its member messages; a user's message row: itself)
-    member closest to the query by its closest stored part, when it clears ANSWER_FLOOR."""
+def closest_members(
+    run: Run, wanted: dict[str, list[str]], texts: dict[str, str]
+) -> dict[str, Member]:
+    """Each row's (``wanted``: its id -> its member messages; a user's message row, or an
+    announcement's: itself) member closest to the query by its closest stored part, when
+    it clears ANSWER_FLOOR (``texts``: each row's own text)."""
     from memctl.store.message_vectors import closest_parts, message_vector_index
     from memctl.store.vector_query import Scores
 
@@ -182,21 +236,30 @@ def closest_members(run: Run, wanted: dict[str, list[str]]) -> dict[str, Member]
             cosine, key = max(near)
             if cosine >= ANSWER_FLOOR:
                 member = Member(key, closest[key][0], cosine)
-                best[memory_id] = answering_member(run.ctx.db, member, row=key == memory_id)
+                row_text = texts.get(memory_id, "")
+                best[memory_id] = answering_member(
+                    run.ctx.db, member, row_text, row=key == memory_id
+                )
     return best
 
 
-def answering(run: Run, wanted: dict[str, list[str]], parts: Parts) -> dict[str, Answering]:
+def answering(
+    run: Run, wanted: dict[str, list[str]], parts: Parts, texts: dict[str, str]
+) -> dict[str, Answering]:
     """Each memory row's answering part: the closest member's (``closest_members``) closest
-    part (as ``parts`` cuts it), its sentence holding the most query words and the next."""
+    part (as ``parts`` cuts it), its sentence holding the most query words and the next; a
+    reply's opening (``opening``). A message row standing for itself, with no reply, has
+    none: its own text is shown already (``texts``: each row's own text)."""
     if run.budget is not None:
         return {}
     weights = query_words(run.query.text)
     found: dict[str, Answering] = {}
-    for memory_id, member in closest_members(run, wanted).items():
+    for memory_id, member in closest_members(run, wanted, texts).items():
+        if member.key == memory_id:
+            continue
         content = get_message(run.ctx.db, member.key).content
         pieces = member_sentences(content, member.part, parts)
         if pieces:
-            text = shown(pieces, best_sentence(pieces, weights))
-            found[memory_id] = Answering(member.key, text, member.cosine)
+            best = opening(pieces) if member.reply else best_sentence(pieces, weights)
+            found[memory_id] = Answering(member.key, shown(pieces, best), member.cosine)
     return found

@@ -30,7 +30,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory, Role, State, format_time, now_iso, parse_time
-from memctl.retrieve.answering import Answering, Parts, answering, said_already
+from memctl.retrieve.answering import Answering, Parts, announces, answering, said_already
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import (
@@ -362,10 +362,12 @@ def recall(
     members = {
         r.memory.id: [m for m in r.members if is_message_id(m)] for r in results if not r.is_message
     }
-    # a user's message row stands for the reply it had (answering.answering_member)
-    members |= {r.memory.id: [r.memory.id] for r in results if message_role(r.memory) == Role.USER}
-    answered = answering(run, members, answers) if answers else {}
-    answered |= turns(run, [r.memory for r in results], calls) if calls else {}
+    # a user's message row, and an announcement's, stands for the reply it had
+    # (answering.answering_member): that reply says more than a call of its turn
+    members |= {r.memory.id: [r.memory.id] for r in results if asks_or_announces(r.memory)}
+    texts = {r.memory.id: r.memory.content for r in results}
+    answered = turns(run, [r.memory for r in results], calls) if calls else {}
+    answered |= answering(run, members, answers, texts) if answers else {}
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)
@@ -373,6 +375,13 @@ def recall(
         said = found is not None and said_already(found.text, item.memory.content)
         item.answering = None if said else found
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
+
+
+def asks_or_announces(memory: Memory) -> bool:
+    """Whether a row is a user's message or an assistant's that announces its next step
+    (``answering.announces``): each stands for the reply it had (``recall``)."""
+    role = message_role(memory)
+    return role == Role.USER or announces(role, memory.content, row=True)
 
 
 def ranked(run: Run, wanted: int) -> list[Candidate]:

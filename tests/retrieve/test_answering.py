@@ -17,7 +17,11 @@ from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
 from memctl.retrieve.answering import (
     ANSWER_CHARS,
+    Member,
+    announces,
+    answering_member,
     best_sentence,
+    opening,
     reply_to,
     said_already,
     says_something,
@@ -170,3 +174,129 @@ def test_a_users_message_row_shows_its_reply(home: Path, local_embedder: Embedde
     # the request restates the question; what came of it is the reply's sentence
     assert row.answering is not None and row.answering.message == "s4#5"
     assert row.answering.text.startswith(FOUND)
+
+
+# An assistant's turn that announces its step, runs it, announces the next, and then says
+# what it found (fresh8's shape: Gemini CLI writes each call inside the message announcing it)
+DNS_OFF = "No, DNS over TLS is currently disabled."
+CHECKED = [
+    (Role.USER, "check the resolver settings on this machine"),
+    (
+        Role.ASSISTANT,
+        "I will read `/etc/systemd/resolved.conf.d/dns-security.conf` to see if it modifies"
+        " the encrypted DNS settings.\n[tool run_shell_command: cat dns-security.conf]",
+    ),
+    (Role.TOOL, "[tool error run_shell_command: exit 1: Permission denied]"),
+    (
+        Role.ASSISTANT,
+        "I will query the resolver's encrypted DNS property directly.\n"
+        "[tool run_shell_command: busctl get-property org.freedesktop.resolve1]",
+    ),
+    (Role.TOOL, '[tool result run_shell_command: s "no"]'),
+    (Role.ASSISTANT, f"{DNS_OFF} The drop-in file overrides resolved.conf, so it is off."),
+]
+
+
+def test_an_announcements_row_shows_the_message_saying_what_came_of_it(
+    home: Path, local_embedder: Embedder
+) -> None:
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        _session(on, CHECKED, "s5")
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(
+            on,
+            "is encrypted DNS switched on for the linux box?",
+            touch=False,
+            sessions=True,
+            answers=parts,
+        )
+    rows = {r.memory.id: r for r in found.results}
+    # the step announced matches the question by its topic; what came of it is the reply
+    row = rows["s5#2"]
+    assert row.answering is not None and row.answering.message == "s5#6"
+    assert row.answering.text.startswith(DNS_OFF)
+
+
+# A user's ask the session's digest quotes, its reply after three calls, each with its
+# output (fresh8's z02: Claude Code writes a call and its output as messages of their own)
+LEFT_OUT = "The `.entire/.gitignore` change looks like local tooling state, so I left it alone."
+COMMITTED = [
+    (Role.USER, "commit and push the version bump"),
+    (Role.ASSISTANT, "[tool Bash: git status]"),
+    (Role.TOOL, "[tool result Bash: modified: .entire/.gitignore · modified: package.json]"),
+    (Role.ASSISTANT, "[tool Bash: git diff]"),
+    (Role.TOOL, "[tool result Bash: -logs/ +logs/redactors/local/]"),
+    (Role.ASSISTANT, "[tool Bash: git log --oneline -5]"),
+    (Role.TOOL, "[tool result Bash: e3b01b3 feat(session-handoff): canonical worktree path]"),
+    (Role.ASSISTANT, f"I'll stage only package.json. {LEFT_OUT}"),
+]
+
+
+def test_an_ask_the_digest_quotes_gives_way_to_its_reply(home: Path) -> None:
+    with Context(load_settings()) as on:
+        _session(on, COMMITTED, "s6")
+        member = Member("s6#1", 0, 0.5)
+        quoted = answering_member(on.db, member, "Asked: commit and push the version bump")
+        # an ask the row does not quote is shown itself: it may say what the row does not
+        unquoted = answering_member(on.db, member, "Session of 2026-05-18: a version bump")
+    assert quoted == Member("s6#8", None, 0.5, reply=True)
+    assert unquoted == member
+
+
+def test_a_reply_is_shown_from_what_it_says_first() -> None:
+    pieces = [
+        "I'd like to share a Persistent Thought Stream feature.",
+        "Since this is an interactive environment, I'll build a space where you can log ideas.",
+    ]
+    assert opening(pieces) == 0
+    assert best_sentence(pieces, query_words("what did you choose to build?")) == 1
+    assert opening(["Let me check the logs.", "The threshold is 0.9."]) == 1
+
+
+# A message row that says what it found, then the step its call takes; what came of it is
+# said after the call's output (fresh8's z36 shape)
+FAILED = "Choco install failed due to lack of admin rights, and I can't escalate."
+INSTALLING = [
+    (Role.USER, "install throttlestop"),
+    (
+        Role.ASSISTANT,
+        "Okay, I've found a Chocolatey package for Throttlestop. I'll install it now with"
+        " `choco install throttlestop -y`.\n"
+        "[tool run_shell_command: choco install throttlestop -y]",
+    ),
+    (Role.TOOL, "[tool error run_shell_command: exit 1: Access to the path is denied.]"),
+    (Role.ASSISTANT, f"{FAILED} Instead, I'll retry the manual installation."),
+]
+
+
+def test_a_row_closing_on_the_step_its_call_takes_shows_what_came_of_it(
+    home: Path, local_embedder: Embedder
+) -> None:
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        _session(on, INSTALLING, "s7")
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(
+            on,
+            "why did installing throttlestop with the chocolatey package fail?",
+            touch=False,
+            sessions=True,
+            answers=parts,
+        )
+    row = next(r for r in found.results if r.memory.id == "s7#2")
+    assert row.answering is not None and row.answering.message == "s7#4"
+    assert row.answering.text.startswith(FAILED)
+
+
+def test_a_member_saying_something_before_its_next_step_is_kept() -> None:
+    said = (
+        "I can't download Throttlestop due to anti-bot measures. I'll search for a"
+        " Chocolatey package instead.\n[tool google_web_search: throttlestop chocolatey]"
+    )
+    # a row shows its own text, and its reply what came of the step; a member shows only
+    # its sentences, and these say why the download failed
+    assert announces(Role.ASSISTANT, said, row=True)
+    assert not announces(Role.ASSISTANT, said)
+    # no call made: no step taken yet
+    assert not announces(Role.ASSISTANT, "I found the package. I'll install it next.", row=True)
+    assert announces(Role.ASSISTANT, "I'll install it now.\n[tool run_shell_command: choco]")
+    assert not announces(Role.USER, "I'll install it now.")
