@@ -44,7 +44,10 @@ def test_backfill_keeps_a_real_sub_agent_and_passes_over_the_judge(tmp_path: Pat
     first = json.loads(done.stdout)
     assert (first["transcripts"], first["sessions"], first["failed"]) == (2, 1, 0)
     shown = run_cli("sessions", "show", SESSION, "--page-size", "1000", "--json", env=env)
-    contents = [m["content"] for m in json.loads(shown.stdout)["messages"]]
+    session = json.loads(shown.stdout)
+    # titled by its order, not by the plugin list Codex Desktop sends first as a user turn
+    assert session["session"]["title"].startswith("Review the code changes")
+    contents = [m["content"] for m in session["messages"]]
     assert len(contents) == first["messages"]
     assert any(c.startswith("[subagent] Review the code changes") for c in contents)
     assert not any(QUOTING in c for c in contents)
