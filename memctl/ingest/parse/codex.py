@@ -34,6 +34,8 @@ automatic reviewer of the actions that need approval) is passed over but for a t
 started in it: each of its turns quotes the parent's transcript (whole, then what was added)
 and one planned action, and answers a verdict such as ``{"outcome":"allow"}``; the action
 and its result are in the parent's own rollout.
+A thread another one handed work to (Codex Desktop's ``<codex_delegation>`` first turn, its
+``<source_thread_id>`` and ``<input>``) keeps the order as its first request, unwrapped.
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -99,6 +101,15 @@ BLANK_RUN = lazy(r"\n{3,}")
 # A sub-agent's end, as its parent's rollout holds it (codex 0.171): a user-role message
 # whose provenance is the multi-agent tool, {"agent_path": ..., "status": {state: text}}
 NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\s*\Z", re.S)
+# A thread another thread handed work to (Codex Desktop 0.142, ``thread_source``
+# ``subagent``): its first user turn is the order, wrapped with the thread that gave it. The
+# person goes on in the thread; read wrapped, the wrapper titled the session
+# "<codex_delegation>" and the order's last rule ended "</input>"
+DELEGATION = lazy(
+    r"\A\s*<codex_delegation>\s*(?:<source_thread_id>[^<]*</source_thread_id>\s*)?"
+    r"<input>(.*?)</input>\s*</codex_delegation>\s*\Z",
+    re.S,
+)
 # A turn's start (0.17x): its ``turn_attribution`` names the agent turn that asked for it
 # (``parent_turn_id``), or none: the person's (``codex exec resume --last`` picks the newest
 # rollout, which may be a sub-agent's: the person then speaks in the sub-agent's thread)
@@ -167,6 +178,9 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
         if not text:
             tally.pass_over("client markup")
             return []
+    delegated = DELEGATION.match(text) if role is Role.USER else None
+    if delegated is not None and delegated.group(1).strip():
+        text = delegated.group(1).strip()  # the order handed over, without its wrapper
     same = f"{role}: " + " ".join(text.split())
     if same == tally.last_said:
         tally.pass_over("turn said twice")  # Codex: an event and a response item
