@@ -339,6 +339,8 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"session {report['session_id']} ({report['client']}) was forgotten on "
             f"{report['forgotten_at'][:10]} (`memctl sessions forget`): nothing stored again"
         ]
+    if not report["session_id"] and report["problems"]:  # no session stored, and why
+        return list(report["problems"])
     redacted = report["redactions"]
     lines = [
         f"session {report['session_id']} ({report['client']}): "

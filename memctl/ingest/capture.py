@@ -113,11 +113,14 @@ def capture(
     )
 
 
-def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str) -> Parsed:
-    """The first message; an InputError when the transcript holds none, a UsageError when
-    it is text in which nobody speaks (a note or a README given to ingest, not import)."""
+def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str) -> Parsed | None:
+    """The first message; None for an approval judge's transcript, whose turns are passed
+    over (``judged``); an InputError when any other holds none, a UsageError when it is
+    text in which nobody speaks (a note or a README given to ingest, not import)."""
     first = next(messages, None)
     tally = transcript.tally
+    if first is None and tally.judge:
+        return None
     if first is None:
         first_note = f": {tally.notes[0]}" if tally.notes else ""
         raise NoMessagesError(
@@ -132,6 +135,19 @@ def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str)
             "`memctl ingest --client generic FILE` stores it as one message anyway"
         )
     return first
+
+
+def judged(report: CaptureReport, transcript: Transcript, name: str) -> CaptureReport:
+    """The report on an approval judge's transcript: nothing stored, and why. Each of its
+    turns quotes its parent's transcript again; kept, they doubled the parent's words in
+    the store, each quote a near-copy of the last, and distilled into digests and facts
+    of their own that crowded the parent's work out of recall and the session's start."""
+    report.problems = [
+        f"{name} is an approval judge's ({transcript.client} asked it whether one of "
+        "its session's actions may run, quoting the session): no session stored"
+    ]
+    report.lines = dict(sorted(transcript.tally.lines.items()))
+    return report
 
 
 def store_transcript(
@@ -158,6 +174,10 @@ def store_transcript(
             scrubber.inside(opened.inside)
         messages = scrubbed(transcript, report, scrubber)
         first = first_message(messages, transcript, name)
+        if first is None:
+            scope = session_scope(ctx, options.scope, transcript.tally.cwd)
+            session = Session(transcript.tally.session_id or name, transcript.client, scope)
+            return Captured(judged(report, transcript, name), session, [])
         session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
         stored = session_known_as(db, session_id, known_forget_key(ctx.settings.home))

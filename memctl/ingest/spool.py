@@ -31,7 +31,13 @@ from memctl.config.files import forget_key, known_forget_key, private_dir, write
 from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
-from memctl.ingest.capture import TITLE_CHARS, first_message, session_id_of, store_transcript
+from memctl.ingest.capture import (
+    TITLE_CHARS,
+    first_message,
+    judged,
+    session_id_of,
+    store_transcript,
+)
 from memctl.ingest.capture_report import Captured, CaptureReport, IngestOptions
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.scrub import (
@@ -82,6 +88,8 @@ def spool(
         scrubber.inside(inside)
     messages = scrubbed(transcript, report, scrubber)
     first = first_message(messages, transcript, source.name)
+    if first is None:
+        return Spooled(None, judged(report, transcript, source.name))
     session_id = session_id_of(options, transcript, source.name, first.content)
     stored, earlier = _stored(ctx, session_id)
     if stored is not None and stored.forgotten_at:  # never stored again: nothing to keep

@@ -60,6 +60,10 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("codex", "permissions", *_block("permissions instructions")),
     _rule("codex", "turn-aborted", *_block("turn_aborted")),
     _rule("codex", "skills", *_block("skills_instructions")),
+    # Codex Desktop 0.144's plugins available but not installed, sent as a user message
+    # before the first request: read as theirs, it titled the session "<recommended_plugins>"
+    # (chikachow/cyspbot's rollouts, tests/fixtures/transcripts/real)
+    _rule("codex", "plugins", *_block("recommended_plugins")),
     # a skill the person named ("$entire:code-tour"): Codex sends its SKILL.md as a user
     # message in <skill>; read as theirs, its body was a request and its rules decisions
     # (fresh8's entireskills code-tour run)

@@ -29,6 +29,13 @@ with a ``<turn_aborted>`` note, kept as Codex's injected text). Codex runs no ho
 sub-agent's thread: the ids of the threads a ``spawn_agent`` call started go in
 ``tally.spawned``, for whatever captured the parent (a hook, the worker, ``maintain``) to
 mark their rollouts pending (``thread_rollout`` finds each beside the parent's).
+An approval judge's rollout (``source`` ``{"subagent": {"other": "guardian"}}``: Codex's
+automatic reviewer of the actions that need approval) is passed over but for a turn the person
+started in it: each of its turns quotes the parent's transcript (whole, then what was added)
+and one planned action, and answers a verdict such as ``{"outcome":"allow"}``; the action
+and its result are in the parent's own rollout.
+A thread another one handed work to (Codex Desktop's ``<codex_delegation>`` first turn, its
+``<source_thread_id>`` and ``<input>``) keeps the order as its first request, unwrapped.
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -94,6 +101,15 @@ BLANK_RUN = lazy(r"\n{3,}")
 # A sub-agent's end, as its parent's rollout holds it (codex 0.171): a user-role message
 # whose provenance is the multi-agent tool, {"agent_path": ..., "status": {state: text}}
 NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\s*\Z", re.S)
+# A thread another thread handed work to (Codex Desktop 0.142, ``thread_source``
+# ``subagent``): its first user turn is the order, wrapped with the thread that gave it. The
+# person goes on in the thread; read wrapped, the wrapper titled the session
+# "<codex_delegation>" and the order's last rule ended "</input>"
+DELEGATION = lazy(
+    r"\A\s*<codex_delegation>\s*(?:<source_thread_id>[^<]*</source_thread_id>\s*)?"
+    r"<input>(.*?)</input>\s*</codex_delegation>\s*\Z",
+    re.S,
+)
 # A turn's start (0.17x): its ``turn_attribution`` names the agent turn that asked for it
 # (``parent_turn_id``), or none: the person's (``codex exec resume --last`` picks the newest
 # rollout, which may be a sub-agent's: the person then speaks in the sub-agent's thread)
@@ -102,6 +118,9 @@ TURN_STARTED = "task_started"
 # result names the thread by an id, which names the rollout file (``thread_rollout``)
 SPAWN_TOOL = "spawn_agent"
 AGENT_ID = lazy(r"\A[0-9A-Za-z-]{8,64}\Z")
+# The sub-agent ``source`` of an approval judge's rollout (Codex Desktop 0.142-0.144, with
+# ``approvals_reviewer: auto_review``): ``{"subagent": {"other": "guardian"}}``
+JUDGE = "guardian"
 # Codex files a thread's rollout as ``sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl``
 DAY_FOLDERS = 3
 
@@ -159,6 +178,9 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
         if not text:
             tally.pass_over("client markup")
             return []
+    delegated = DELEGATION.match(text) if role is Role.USER else None
+    if delegated is not None and delegated.group(1).strip():
+        text = delegated.group(1).strip()  # the order handed over, without its wrapper
     same = f"{role}: " + " ".join(text.split())
     if same == tally.last_said:
         tally.pass_over("turn said twice")  # Codex: an event and a response item
@@ -233,10 +255,7 @@ def _spawned(tally: Tally, call: Any, output: Any) -> None:
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
     """An ``event_msg``: the turn of a ``user_message`` or ``agent_message`` (once), else
     nothing."""
-    kind = payload.get("type") if isinstance(payload, dict) else None
-    attribution = payload.get("turn_attribution") if kind == TURN_STARTED else None
-    if isinstance(attribution, dict) and "parent_turn_id" in attribution:
-        tally.persons_turn = attribution["parent_turn_id"] is None  # no agent asked for it
+    kind = _turn_started(payload, tally)
     role = EVENT_ROLES.get(str(kind))
     if role is not None:
         text = BOILERPLATE.sub("", str(payload.get("message") or "")).strip()
@@ -244,6 +263,21 @@ def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
             return _said(role, text, created, tally)
     tally.pass_over("event_msg")
     return []
+
+
+def _turn_started(payload: Any, tally: Tally) -> str | None:
+    """An ``event_msg``'s kind, noting whether the turn it starts is the person's."""
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    attribution = payload.get("turn_attribution") if kind == TURN_STARTED else None
+    if isinstance(attribution, dict) and "parent_turn_id" in attribution:
+        tally.persons_turn = attribution["parent_turn_id"] is None  # no agent asked for it
+    return kind
+
+
+def _judges(source: Any) -> bool:
+    """Whether a ``session_meta`` ``source`` is an approval judge's."""
+    spawned = source.get("subagent") if isinstance(source, dict) else None
+    return isinstance(spawned, dict) and spawned.get("other") == JUDGE
 
 
 def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parsed]:
@@ -297,11 +331,18 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
             source = meta.get("source")
             spawned = isinstance(source, dict) and "subagent" in source
             tally.subagent = tally.subagent or spawned or bool(meta.get("parent_thread_id"))
+            tally.judge = tally.judge or _judges(source)
             # a sub-agent's thread is part of the session that spawned it (0.17x names it)
             parent = meta.get("session_id") if tally.subagent else None
             tally.session_id = tally.session_id or parent or meta.get("id")
             tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
         return []
+    if tally.judge:
+        if kind == "event_msg":
+            _turn_started(record.get("payload"), tally)
+        if not tally.persons_turn:
+            tally.pass_over("approval judge")
+            return []
     if kind == "response_item":
         payload = record.get("payload")
         if not isinstance(payload, dict):

@@ -76,6 +76,7 @@ METADATA_KINDS = frozenset(
         "user message",
         "assistant message",
         "turn_ended",
+        "approval judge",  # a Codex approval judge's turns (parse/codex.py)
         "info notice",  # Gemini CLI's own notices (generic.NOTICES)
         "error notice",
         "warning notice",
@@ -313,6 +314,9 @@ class Tally:
     subagent: bool = False
     # in a sub-agent's own thread, the turn read now is one the person started (Codex)
     persons_turn: bool = False
+    # the transcript is an approval judge's (Codex's guardian): its turns, passed over, quote
+    # its parent's transcript again to ask whether one of the parent's actions may run
+    judge: bool = False
     # the transcript writes its history again (Gemini CLI's ``$set`` of messages, on a
     # resume or a compression): a message read may be one said before
     restated: bool = False
