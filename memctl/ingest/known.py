@@ -81,37 +81,55 @@ class Known:
         return self._before(message)
 
 
+class CopyFinder:
+    """Which messages, in order, repeat one a forget or a redact took text out of
+    (``store.taken_out``, ``kept`` saying whether a keyed digest is one): a client's resume
+    written after it, under a new id. A user's or assistant's message of
+    ``COPY_MIN_CHARS`` or more makes what is read a resume; from there on each message
+    repeating such a one is a copy, whatever its length or role."""
+
+    def __init__(self, key: bytes, kept: Callable[[str], bool]) -> None:
+        self._key = key
+        self._kept = kept
+        self._resumed = False
+
+    def copied(self, role: Role, content: str) -> str | None:
+        """The message's keyed digest when it is such a copy, else None."""
+        digest = keyed_hash(self._key, message_digest_text(str(role), content))
+        if not self._kept(digest):
+            return None
+        said = role is not Role.TOOL and len(content) >= COPY_MIN_CHARS
+        self._resumed = self._resumed or said
+        return digest if self._resumed else None
+
+
 class Copies:
-    """Which new messages repeat one a forget or a redact took text out of
-    (``store.taken_out``): a client's resume written after it, under a new id. A user's or
-    assistant's message of ``COPY_MIN_CHARS`` or more makes this capture a resume; from
-    there on each message repeating such a one is a copy, whatever its length or role."""
+    """``CopyFinder`` over the store, and what is left of each copy's message."""
 
     def __init__(self, db: Database, key: bytes | None) -> None:
         self._db = db
-        self._key = key if key is not None and taken_out.any_kept(db) else None
-        self._resumed = False
+        found = key is not None and taken_out.any_kept(db)
+        self._finder = CopyFinder(key, self._is_kept) if key is not None and found else None
         self._looked = 0
         self._kept: frozenset[str] | None = None  # every kept digest, once read
+
+    def _is_kept(self, digest: str) -> bool:
+        self._looked += 1
+        if self._kept is None and self._looked > COPY_LOOKUPS:
+            self._kept = taken_out.digests(self._db)
+        if self._kept is not None and digest not in self._kept:
+            return False
+        return taken_out.left_of(self._db, digest) is not None
 
     def left(self, message: Message) -> tuple[str, str, str] | None:
         """What to store of ``message`` when it is such a copy: the text and speaker the
         forget or redact left (``FORGOTTEN``, a redacted text), and its keyed digest; else
         None."""
-        if self._key is None:
+        if self._finder is None:
             return None
-        digest = keyed_hash(self._key, message_digest_text(str(message.role), message.content))
-        self._looked += 1
-        if self._kept is None and self._looked > COPY_LOOKUPS:
-            self._kept = taken_out.digests(self._db)
-        if self._kept is not None and digest not in self._kept:
-            return None
-        left = taken_out.left_of(self._db, digest)
-        if left is None:
-            return None
-        said = message.role is not Role.TOOL and len(message.content) >= COPY_MIN_CHARS
-        self._resumed = self._resumed or said
-        return (*left, digest) if self._resumed else None
+        digest = self._finder.copied(message.role, message.content)
+        left = None if digest is None else taken_out.left_of(self._db, digest)
+        return None if digest is None or left is None else (*left, digest)
 
 
 def new_messages(

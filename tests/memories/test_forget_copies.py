@@ -150,3 +150,53 @@ def test_a_conversation_resumed_after_a_redact_brings_the_value_back_nowhere(
         text for _, text in said[1:]
     ]
     assert _files_holding(home, WORD) == []
+
+
+def _chatgpt(path: Path, conversations: list[tuple[str, str]]) -> Path:
+    """A ChatGPT export (``conversations.json``) of (id, the user's message) conversations,
+    each answered the same way."""
+
+    def node(ident: str, role: str, text: str, parent: str, child: str | None) -> dict[str, object]:
+        said = {"content_type": "text", "parts": [text]}
+        message = {"id": ident, "author": {"role": role}, "create_time": 1718006401.0}
+        return {
+            "id": ident,
+            "message": {**message, "content": said, "status": "finished_successfully"},
+            "parent": parent,
+            "children": [child] if child else [],
+        }
+
+    exported = []
+    for n, (ident, text) in enumerate(conversations):
+        root = {"id": "r", "message": None, "parent": None, "children": ["u"]}
+        answer = f"Noted, conversation {n} is kept in mind for the next steps."
+        mapping = {
+            "r": root,
+            "u": node("u", "user", text, "r", "a"),
+            "a": node("a", "assistant", answer, "u", None),
+        }
+        exported.append(
+            {"title": f"Chat {n}", "id": ident, "mapping": mapping, "current_node": "a"}
+        )
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    return path
+
+
+def test_a_chat_export_imported_again_after_a_forget_brings_none_of_it_back(
+    home: Path, tmp_path: Path
+) -> None:
+    """A chat export is cumulative (ChatGPT's holds every conversation): imported again
+    after its session was forgotten (a new file: one conversation more), it stored and
+    distilled the forgotten conversations again."""
+    rule = f"We always deploy the {WORD} worker with make ship, never by hand."  # a fact
+    vault = ("0b6f8a64-3c41-4a55-8c44-2f0d6a3b1e01", rule)
+    later = ("5d4c3b2a-1f0e-4d8c-9b6a-5f4e3d2c1b0a", LATER[1])
+    _ok("import", str(_chatgpt(tmp_path / "first.json", [vault])))
+    assert WORD in _ok("list")
+    first = json.loads(_ok("sessions", "list", "--client", "import", "--json"))[0]["id"]
+    _ok("sessions", "forget", first, "--yes")
+    _ok("import", str(_chatgpt(tmp_path / "again.json", [vault, later])))
+    assert _files_holding(home, WORD) == []
+    again = json.loads(_ok("sessions", "list", "--client", "import", "--json"))[0]["id"]
+    shown = json.loads(_ok("sessions", "show", again, "--json"))["messages"]
+    assert [m["content"] for m in shown if m["role"] == "user"] == ["[forgotten]", LATER[1]]
