@@ -570,6 +570,29 @@ def test_an_export_made_before_a_session_was_forgotten_brings_none_of_it_back(
     assert (report.imported, report.skipped, report.forgotten) == (1, 3, 3)
 
 
+def test_an_export_made_before_a_permanent_delete_brings_the_memory_back_nowhere(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl import` of an export made before `delete --permanent` wrote the deleted
+    memory back, its text and all (the id was free again); it is left out and said, as a
+    forgotten session's memories are, and the other memory of the file is skipped as
+    present."""
+    vault = "Ask Zorblaxquinn for the vault combination on Fridays."
+
+    def ok(*args: str) -> str:
+        done = run_cli(*args, input="y\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    gone = ok("remember", vault).strip()
+    ok("remember", "We deploy with make ship from main.")
+    ok("export", "-o", str(tmp_path / "before.jsonl"))
+    ok("delete", gone, "--permanent")
+    said = ok("import", str(tmp_path / "before.jsonl"))
+    assert "1 memory forgotten here (of a forgotten session, or deleted for good) left out" in said
+    assert files_holding(home, "Zorblaxquinn") == []
+
+
 def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
     home: Path, tmp_path: Path
 ) -> None:
