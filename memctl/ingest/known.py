@@ -86,7 +86,7 @@ class CopyFinder:
     (``store.taken_out``, ``kept`` saying whether a keyed digest is one): a client's resume
     written after it, under a new id. A user's or assistant's message of
     ``COPY_MIN_CHARS`` or more makes what is read a resume; from there on each message
-    repeating such a one is a copy, whatever its length or role."""
+    repeating such a one is a copy, whatever its role."""
 
     def __init__(self, key: bytes, kept: Callable[[str], bool]) -> None:
         self._key = key

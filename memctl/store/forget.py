@@ -472,7 +472,7 @@ def forget_messages(
     so that a capture stores a later copy of one as forgotten (``taken_out``). The messages
     forgotten."""
     if seqs is None:
-        taken_out.keep_session(db, key, session_id)
+        taken_out.keep_session(db, key, session_id, MIN_NEEDLE)
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         db.execute(

@@ -12,7 +12,8 @@ capture stores a copy as that text (``FORGOTTEN`` when the row went), its digest
 ``--with-copies`` makes of a copy stored before. Which new messages are copies is decided as
 ``store.forget.copies_of`` finds them: a user's or assistant's message of ``COPY_MIN_CHARS``
 or more makes the capture a resume ("ok" is typed in many sessions, a client's stock tool
-result shown in unrelated ones); from there on every message repeating one is a copy.
+result shown in unrelated ones); from there on every message repeating one is a copy. A
+forgotten session's message under 8 characters keeps no digest (``store.forget.MIN_NEEDLE``).
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ FORGOTTEN = "[forgotten]"
 COPY_MIN_CHARS = 40
 
 
-def keep_session(db: Database, key: bytes, session_id: str) -> None:
-    """Keep the keyed digests of a session's messages before a forget deletes them."""
+def keep_session(db: Database, key: bytes, session_id: str, shortest: int) -> None:
+    """Keep the keyed digests of a session's messages of ``shortest`` characters or more
+    before a forget deletes them: a shorter one ("ok", a PIN typed alone) is guessed in a
+    moment by whoever holds the home's key with the database, and says too little to keep
+    out of a later copy."""
     rows = db.tuples(
-        "SELECT role, content FROM messages WHERE session_id = ? AND content != ?",
-        (session_id, FORGOTTEN),
+        "SELECT role, content FROM messages WHERE session_id = ? AND content != ? "
+        "AND length(content) >= ?",
+        (session_id, FORGOTTEN, shortest),
     )
     db.executemany(
         "INSERT OR IGNORE INTO taken_out (digest) VALUES (?)",
