@@ -570,6 +570,47 @@ def test_an_export_made_before_a_session_was_forgotten_brings_none_of_it_back(
     assert (report.imported, report.skipped, report.forgotten) == (1, 3, 3)
 
 
+def test_an_export_made_before_a_permanent_delete_brings_the_memory_back_nowhere(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl import` of an export made before `delete --permanent` wrote the deleted
+    memory back, its text and all (the id was free again); it is left out and said, as a
+    forgotten session's memories are, and the other memory of the file is skipped as
+    present."""
+    vault = "Ask Zorblaxquinn for the vault combination on Fridays."
+
+    def ok(*args: str) -> str:
+        done = run_cli(*args, input="y\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    gone = ok("remember", vault).strip()
+    ok("remember", "We deploy with make ship from main.")
+    ok("export", "-o", str(tmp_path / "before.jsonl"))
+    ok("delete", gone, "--permanent")
+    said = ok("import", str(tmp_path / "before.jsonl"))
+    assert "1 memory forgotten here (of a forgotten session, or deleted for good) left out" in said
+    assert files_holding(home, "Zorblaxquinn") == []
+
+
+def test_a_redact_the_assistant_ran_stores_no_value_it_took_out(home: Path, tmp_path: Path) -> None:
+    """Asked to take a name out of memctl, the assistant runs `memctl redact NAME` (or pipes
+    it into `memctl redact -`); the capture of that turn stored the command, so the value
+    was back in the store the moment it left. The call keeps its words, not the value."""
+    values = ("Quokkamarmaladeson", "Zorblaxvendor Ltd")
+    calls = (f"memctl redact '{values[0]}'", f"printf '%s' '{values[1]}' | memctl redact -")
+    lines = [claude_record("user", "Take the vendor's names out of memctl.", 0, "cc-r")]
+    for n, command in enumerate(calls, start=1):
+        lines.append(claude_record("assistant", [_tool(n, "Bash", command=command)], n, "cc-r"))
+    transcript = tmp_path / "redact.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    done = run_cli("ingest", str(transcript), "--wait")
+    assert done.returncode == 0, done.stderr
+    shown = run_cli("sessions", "show", "cc-r").stdout
+    assert shown.count("[tool Bash: memctl redact [REDACTED:secret]]") == 2
+    assert [files_holding(home, value) for value in values] == [[], []]
+
+
 def test_a_turn_s_command_shown_beside_its_row_holds_no_password_it_was_given(
     home: Path, tmp_path: Path
 ) -> None:

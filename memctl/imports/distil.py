@@ -30,6 +30,7 @@ from memctl.imports.summarise import Summary, summarise
 from memctl.ingest.entities import known_word
 from memctl.ingest.extract import extract
 from memctl.ingest.facts import Fact, Passage
+from memctl.ingest.known import CopyFinder
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.pasted import pasted_by_user
@@ -60,14 +61,31 @@ class Plan:
         return f"{where}#{anchor}" if anchor else where
 
 
-def distil(run: Run, plan: Plan, progress: Progress | None = None) -> list[Fact]:
-    """Read the file again and return its facts (without vectors: the writer embeds them)."""
+@dataclass(frozen=True)
+class Gone:
+    """The home's forget key and the keyed digests of the messages a forget or redact took
+    text out of (``store.taken_out``), read before the workers start: a chat export
+    imported again after one repeats those messages, and none is distilled again."""
+
+    key: bytes
+    digests: frozenset[str]
+
+    def finder(self) -> CopyFinder:
+        return CopyFinder(self.key, self.digests.__contains__)
+
+
+def distil(
+    run: Run, plan: Plan, progress: Progress | None = None, gone: Gone | None = None
+) -> list[Fact]:
+    """Read the file again and return its facts (without vectors: the writer embeds them);
+    a conversation's messages repeating one taken out (``gone``) give none."""
     with plan.target.open(progress) as reading:
         kind = plan.survey.kind
         if kind == Kind.TEXT:
             return _document(run, plan, plan.survey.format.read(reading))
         if kind == Kind.CHAT:
-            return _extract(run, _groups(_chat_passages(plan, reading), run))
+            finder = gone.finder() if gone is not None else None
+            return _extract(run, _groups(_chat_passages(plan, reading, finder), run))
         return _records(plan, reading)
 
 
@@ -136,7 +154,9 @@ def _fact(summary: Summary, text: str, source: str, tags: list[str]) -> Fact:
     )
 
 
-def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
+def _chat_passages(
+    plan: Plan, reading: Reading, copies: CopyFinder | None = None
+) -> Iterator[Passage]:
     for conversation in plan.survey.format.conversations(reading):
         said = ((m.content, (n, m)) for n, m in enumerate(conversation.messages, start=1))
         for text, (n, message) in scrub_messages(said, Redactions(), known=known_word):
@@ -146,6 +166,8 @@ def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
                 anchor = f"{named}/{n}"
                 # who said it, as a chat between people reads: "Tim: ..." (facts name them)
                 content = said_line(kept_speaker(message.speaker), text.strip())
+                if copies is not None and copies.copied(message.role, content):
+                    continue
                 pasted = pasted_by_user(message.role, content)
                 yield Passage(
                     content, message.role, plan.source(anchor), message.created_at, pasted

@@ -35,7 +35,7 @@ from memctl.errors import InputError, UsageError
 from memctl.imports import detect
 from memctl.imports.dedupe import dedupe
 from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
-from memctl.imports.distil import Plan, distil
+from memctl.imports.distil import Gone, Plan, distil
 from memctl.imports.files import Target
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
@@ -57,6 +57,7 @@ from memctl.ingest.undo import undo
 from memctl.llm import choose_llm
 from memctl.memories.operations import kept_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
+from memctl.store import taken_out
 from memctl.store.imports import (
     DONE,
     FAILED,
@@ -142,6 +143,9 @@ class _Importer:
         self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
         self.key = known_forget_key(ctx.settings.home)  # a forgotten import's digest is keyed
+        # the keyed digests of what a forget or redact took out, read here once: a chat
+        # export imported again after one (cumulative: ChatGPT's) repeats those messages
+        self.gone = taken_out.digests(ctx.db) if self.key is not None else frozenset()
         self.batch = new_id()  # every file's run carries it: the import is one run
 
     def start(self, target: Target, file: FileReport) -> _Job | None:
@@ -389,7 +393,8 @@ def import_files(
             started.append(job)
             while len(running) >= workers:
                 _finish(importer, running)
-            running[pool.submit(distil, job.run, job.plan, counts.read)] = job
+            copies = Gone(importer.key, importer.gone) if importer.gone and importer.key else None
+            running[pool.submit(distil, job.run, job.plan, counts.read, copies)] = job
         while running:
             _finish(importer, running)
     except KeyboardInterrupt:  # Ctrl-C: the runs say so; importing again resumes

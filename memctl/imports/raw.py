@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from memctl.config.files import known_forget_key
 from memctl.config.scope import project_root
 from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
 from memctl.ingest.entities import known_word
+from memctl.ingest.known import Copies
 from memctl.memories.lines import kept_speaker, said_line
 from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
@@ -57,12 +59,15 @@ def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -
         save_session(db, session)  # before its messages, which refer to it
         batch: list[Message] = []
         size = 0
+        copies = Copies(db, known_forget_key(ctx.settings.home))
         for role, text, created, speaker in _messages(plan, reading, found):
             session.message_count += 1
             seq = session.message_count
-            batch.append(
-                Message(role, text, created or now_iso(), session.id, seq, speaker=speaker)
-            )
+            message = Message(role, text, created or now_iso(), session.id, seq, speaker=speaker)
+            copied = copies.left(message)
+            if copied is not None:  # a conversation imported again after a forget or redact
+                message.content, message.speaker, message.content_hash = copied
+            batch.append(message)
             size += len(text)
             if size >= INSERT_CHARS:
                 insert_messages(db, batch)

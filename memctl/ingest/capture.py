@@ -26,7 +26,7 @@ from memctl.config.scope import folder_scope, keyed_path, project_root, project_
 from memctl.context import Context
 from memctl.errors import MemctlError, NoMessagesError, UsageError
 from memctl.ingest.capture_report import MODES, Captured, CaptureReport, IngestOptions
-from memctl.ingest.known import Known, new_messages
+from memctl.ingest.known import Copies, Known, new_messages
 from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import REDACTED_ID, SUBAGENT, Parsed
 from memctl.ingest.read_marks import STDIN_NAME, Opened, mark_read
@@ -221,7 +221,8 @@ def store_transcript(
         )
         earlier = followed_before(db, key, session_id)
         parsed = hidden_as_before(earlier, messages, report.redactions.secrets)
-        for message in new_messages(db, parsed, known, session, write=not dry_run):
+        copies = Copies(db, key)
+        for message in new_messages(db, parsed, known, session, not dry_run, copies):
             report.messages_new += 1
             recent.append(message)
         if not dry_run:

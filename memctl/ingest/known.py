@@ -1,6 +1,7 @@
 """Capture's stage that keeps only what a session does not hold yet: its stored prefix
 matched in order (``Known``), the new messages numbered on and inserted a batch at a
-time (``new_messages``)."""
+time (``new_messages``), a copy of a message a forget or redact took text out of stored as
+what is left of it (``Copies``)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,16 @@ from memctl.model import (
     message_digest_text,
     now_iso,
 )
+from memctl.store import taken_out
 from memctl.store.database import Database
 from memctl.store.sessions import insert_messages
+from memctl.store.taken_out import COPY_MIN_CHARS
 
 INSERT_BATCH = 500
+# A capture looks each new message's digest up among those a forget or redact kept (a
+# hook's few new messages) until this many, then reads them all at once (a backfill's
+# thousands: one read, not a query each; measured in docs/benchmarks.md, s43-leak).
+COPY_LOOKUPS = 64
 
 
 class Known:
@@ -74,17 +81,77 @@ class Known:
         return self._before(message)
 
 
+class CopyFinder:
+    """Which messages, in order, repeat one a forget or a redact took text out of
+    (``store.taken_out``, ``kept`` saying whether a keyed digest is one): a client's resume
+    written after it, under a new id. A user's or assistant's message of
+    ``COPY_MIN_CHARS`` or more makes what is read a resume; from there on each message
+    repeating such a one is a copy, whatever its role."""
+
+    def __init__(self, key: bytes, kept: Callable[[str], bool]) -> None:
+        self._key = key
+        self._kept = kept
+        self._resumed = False
+
+    def copied(self, role: Role, content: str) -> str | None:
+        """The message's keyed digest when it is such a copy, else None."""
+        digest = keyed_hash(self._key, message_digest_text(str(role), content))
+        if not self._kept(digest):
+            return None
+        said = role is not Role.TOOL and len(content) >= COPY_MIN_CHARS
+        self._resumed = self._resumed or said
+        return digest if self._resumed else None
+
+
+class Copies:
+    """``CopyFinder`` over the store, and what is left of each copy's message."""
+
+    def __init__(self, db: Database, key: bytes | None) -> None:
+        self._db = db
+        found = key is not None and taken_out.any_kept(db)
+        self._finder = CopyFinder(key, self._is_kept) if key is not None and found else None
+        self._looked = 0
+        self._kept: frozenset[str] | None = None  # every kept digest, once read
+
+    def _is_kept(self, digest: str) -> bool:
+        self._looked += 1
+        if self._kept is None and self._looked > COPY_LOOKUPS:
+            self._kept = taken_out.digests(self._db)
+        if self._kept is not None and digest not in self._kept:
+            return False
+        return taken_out.left_of(self._db, digest) is not None
+
+    def left(self, message: Message) -> tuple[str, str, str] | None:
+        """What to store of ``message`` when it is such a copy: the text and speaker the
+        forget or redact left (``FORGOTTEN``, a redacted text), and its keyed digest; else
+        None."""
+        if self._finder is None:
+            return None
+        digest = self._finder.copied(message.role, message.content)
+        left = None if digest is None else taken_out.left_of(self._db, digest)
+        return None if digest is None or left is None else (*left, digest)
+
+
 def new_messages(
-    db: Database, parsed: Iterator[Parsed], known: Known, session: Session, write: bool
+    db: Database,
+    parsed: Iterator[Parsed],
+    known: Known,
+    session: Session,
+    write: bool,
+    copies: Copies | None = None,
 ) -> Iterator[Message]:
-    """The messages the session does not hold yet, numbered on from its last; with
-    ``write``, inserted as they go by, a batch at a time."""
+    """The messages the session does not hold yet, numbered on from its last, a copy of
+    a forgotten one stored as forgotten; with ``write``, inserted as they go by, a batch
+    at a time."""
     batch: list[Message] = []
     for item in parsed:
         message = Message(item.role, item.content, item.created_at or now_iso())
         message.speaker = kept_speaker(item.speaker)
         if known.seen(message):
             continue
+        copied = copies.left(message) if copies is not None else None
+        if copied is not None:  # as the forget or redact left the message it repeats
+            message.content, message.speaker, message.content_hash = copied
         session.message_count += 1
         message.session_id, message.seq = session.id, session.message_count
         if write:

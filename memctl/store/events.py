@@ -129,3 +129,15 @@ def forgotten_since(db: Database, after_event: int) -> bool:
             (after_event, str(Action.DELETE)),
         )
     )
+
+
+def deleted_for_good(db: Database, memory_id: str) -> bool:
+    """Whether this memory was deleted permanently here (``Writer.delete``: its row went,
+    its delete event stays)."""
+    return bool(
+        db.value(
+            "SELECT 1 FROM events WHERE memory_id = ? AND action = ? "
+            "AND json_extract(data, '$.permanent') IS NOT NULL LIMIT 1",
+            (memory_id, str(Action.DELETE)),
+        )
+    )

@@ -28,6 +28,7 @@ from memctl.model import (
     message_digest_text,
     now_iso,
 )
+from memctl.store import taken_out
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
@@ -39,8 +40,8 @@ from memctl.store.sessions import (
     keyed_session_id,
     source_range,
 )
+from memctl.store.taken_out import COPY_MIN_CHARS, FORGOTTEN
 
-FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
 EVENTS_UPDATE_TRIGGER = (
     "CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN "
@@ -79,10 +80,6 @@ CUT_HEAD_MIN = 4
 # The ellipses memctl cuts with: its own "…" (``ingest.digest``, ``retrieve.fit``), and
 # "..." (``retrieve.stages.status``).
 CUT_MARKS = ("…", "...")
-# A message shorter than this is no copy of one in another session: "ok, go ahead" or
-# "please continue" is typed in many; a resumed conversation repeats whole requests and
-# answers.
-COPY_MIN_CHARS = 40
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # The parts of a memory's event that hold a version of it: an edit's, a sync conflict's,
@@ -471,8 +468,11 @@ def forget_messages(
     record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash is keyed with ``key``, so a capture still knows them
-    and does not store them again: ``key_digests``). The messages forgotten."""
+    and does not store them again: ``key_digests``). Their digests are kept keyed apart too,
+    so that a capture stores a later copy of one as forgotten (``taken_out``). The messages
+    forgotten."""
     if seqs is None:
+        taken_out.keep_session(db, key, session_id, MIN_NEEDLE)
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         db.execute(
@@ -711,7 +711,9 @@ def key_digests(db: Database, key: bytes, rowids: list[int]) -> None:
     """Key the content hash of each of these messages whose text is still the one hashed
     (before a forget or a redact changes it): an HMAC under the home's key in place of a
     plain SHA-256, which anyone holding the database could test guesses against. One
-    already keyed, or changed before memctl keyed digests, is left as it is."""
+    already keyed, or changed before memctl keyed digests, is left as it is. The keyed
+    ones are kept with their rows (``taken_out``): a client's later copy of one is stored
+    as what the forget or redact leaves of it."""
     rows = db.tuples(
         "SELECT rowid, role, content, content_hash FROM messages "
         "WHERE rowid IN (SELECT value FROM json_each(?))",
@@ -726,6 +728,7 @@ def key_digests(db: Database, key: bytes, rowids: list[int]) -> None:
             and digest == content_hash(message_digest_text(role, text))
         ],
     )
+    taken_out.keep_rows(db, rowids)
 
 
 def merge_indexes(db: Database) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from memctl.model import PATH_KEY, content_hash, now_iso, path_key
+from memctl.model import KEYED, PATH_KEY, content_hash, now_iso, path_key
 from memctl.store.cjk import TOKENIZER
 
 
@@ -939,6 +939,22 @@ def m035_message_speakers(db: Database) -> None:
         db.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
 
 
+def m036_taken_out(db: Database) -> None:
+    """The keyed digests of the messages a forget or a redact took text out of, with the
+    row holding what is left (store/taken_out.py), so that a capture stores a client's later
+    copy of one (a resume under a new id) as that; with those an older forget or redact
+    left keyed in place (``store.forget.key_digests``)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS taken_out (digest TEXT PRIMARY KEY, message INTEGER) "
+        "WITHOUT ROWID"
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO taken_out (digest, message) SELECT content_hash, rowid "
+        "FROM messages WHERE substr(content_hash, 1, ?) = ?",
+        (len(KEYED), KEYED),
+    )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -975,4 +991,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m033_call_vectors,
     m034_message_lengths,
     m035_message_speakers,
+    m036_taken_out,
 ]

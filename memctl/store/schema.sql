@@ -255,6 +255,7 @@ CREATE TABLE message_lengths (
             block INTEGER PRIMARY KEY,
             lengths BLOB NOT NULL
         );
+CREATE TABLE taken_out (digest TEXT PRIMARY KEY, message INTEGER) WITHOUT ROWID;
 CREATE INDEX memories_state ON memories(state);
 CREATE INDEX memories_scope ON memories(scope);
 CREATE INDEX memories_category ON memories(category);
@@ -369,4 +370,4 @@ CREATE TRIGGER messages_calls_changed AFTER UPDATE OF content ON messages
         WHEN new.content IS NOT old.content BEGIN
             DELETE FROM call_vectors WHERE message_rowid = new.rowid;
         END;
-PRAGMA user_version = 35;
+PRAGMA user_version = 36;

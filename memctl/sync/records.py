@@ -33,6 +33,7 @@ from memctl.model import (
     parse_time,
 )
 from memctl.store import memories as store
+from memctl.store.events import deleted_for_good
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import relations_of
 from memctl.store.sessions import named_session, session_known_as
@@ -86,16 +87,19 @@ def scrubbed(record: dict[str, Any]) -> dict[str, Any]:
 class ImportReport:
     imported: int = 0
     skipped: int = 0
-    forgotten: int = 0  # of the skipped: from a session forgotten here
+    forgotten: int = 0  # of the skipped: from a session forgotten here, or deleted for good
     relations: int = 0
     errors: list[str] = field(default_factory=list)
 
 
 def forgotten_line(count: int) -> list[str]:
-    """What an import says of the memories it left out as a forgotten session's."""
+    """What an import says of the memories it left out as forgotten here."""
     if not count:
         return []
-    return [f"{counted(count, 'memory', 'memories')} of a session forgotten here left out"]
+    return [
+        f"{counted(count, 'memory', 'memories')} forgotten here (of a forgotten session, "
+        "or deleted for good) left out"
+    ]
 
 
 def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, Any]]]:
@@ -239,8 +243,11 @@ def preview_lines(
 
 
 def _forgotten_here(ctx: Context, memory: Memory, source: str, key: bytes | None) -> bool:
-    """Whether the memory came from a session forgotten here (its record names it by id or
-    by its source): an export made before ``sessions forget`` brings none of it back."""
+    """Whether the memory was deleted for good here (``delete --permanent``), or came from
+    a session forgotten here (its record names it by id or by its source): an export made
+    before either brings none of it back."""
+    if deleted_for_good(ctx.db, memory.id):
+        return True
     named = {memory.session_id, named_session(source)} - {None, ""}
     return key is not None and any(
         (found := session_known_as(ctx.db, str(name), key)) is not None

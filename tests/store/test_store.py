@@ -336,3 +336,30 @@ def test_an_older_store_gains_the_speaker_column_in_place_its_messages_kept(
     with Database.open(home / "memctl.db") as again:
         assert again.tuples("SELECT speaker FROM messages") == [("Tim",)]
         assert again.value("PRAGMA user_version") == len(MIGRATIONS)
+
+
+def test_an_older_store_s_forgotten_messages_keep_their_keyed_digests_for_later_copies(
+    home: Path,
+) -> None:
+    """m036 keeps the digests an older forget of single messages or a redact left keyed on
+    them, with their rows (a later resume's copy of one is stored as what is left of it),
+    not a plain hash."""
+    connection, old = store_at_version(home, 35)
+    old.execute(
+        "INSERT INTO sessions (id, client, scope, created_at, updated_at) "
+        "VALUES ('old', 'generic', 'global', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z')"
+    )
+    old.executemany(
+        "INSERT INTO messages (session_id, seq, role, content, created_at, content_hash) "
+        "VALUES ('old', ?, 'user', ?, '2026-01-05T10:00:00Z', ?)",
+        [
+            (1, "[forgotten]", "hmac:aa"),
+            (2, "ask [REDACTED] about it", "hmac:bb"),
+            (3, "[forgotten]", "plain-sha256"),
+        ],
+    )
+    connection.close()
+    with Database.open(home / "memctl.db") as db:
+        kept = db.tuples("SELECT digest, message FROM taken_out ORDER BY digest")
+        rows = dict(db.tuples("SELECT content_hash, rowid FROM messages"))
+        assert kept == [("hmac:aa", rows["hmac:aa"]), ("hmac:bb", rows["hmac:bb"])]

@@ -14,7 +14,8 @@ prints the bare password, ``vault kv get`` a table (``password    tr0ub4dor``), 
 the base64 of the values, ``echo $DB_PASSWORD`` the value alone. And a command storing a
 credential holds it on its own line, where no label the scanner knows says what it is:
 ``gh secret set SIGNING --body tr0ub4dor``, ``vault kv put secret/app signing=tr0ub4dor``,
-``echo -n tr0ub4dor | wrangler secret put SIGNING``.
+``echo -n tr0ub4dor | wrangler secret put SIGNING``; and ``memctl redact VALUE``, whose
+value the person wants out of memctl.
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ _STORES = (
     r"(?:pass|gopass)\s+insert\b",
     r"railway\s+variables\s+(?:--)?set\b|supabase\s+secrets\s+set\b|netlify\s+env:set\s+[\w-]+",
     r"firebase\s+functions:secrets:set\s+[\w-]+",
+    # memctl's own redact: the value it takes out of every place memctl keeps text, run by
+    # the assistant (an argument, or piped into ``redact -``), was stored again at once
+    r"(?:(?:\S*/)?python[\d.]*\s+-m\s+)?(?:\S*/)?memctl(?:\s+-c\s+\S+|\s+--?[\w-]+)*\s+redact\b",
 )
 # A call running one is noted by these words alone: the rest of its line goes, what
 # stands before them too (the value piped in: ``echo -n tr0ub4dor | wrangler ...``).
