@@ -278,7 +278,8 @@ def _recall_tools(door: Door) -> None:
         A result standing for session messages (a digest, a fact) may carry "from": the
         message among them closest to the question ("message", SESSION#N, which
         session_expand opens) and its sentences that may answer ("text", up to 240
-        characters); a user's message, the reply to it. scope: "project" (default: this
+        characters); a user's ask, or a step announced, gives way to the reply saying
+        what came of it (a row may carry "from" too). scope: "project" (default: this
         project and global; every project from a directory outside any project that holds
         nothing), "global" or a scope name."""
         return call(
