@@ -39,3 +39,16 @@ def test_a_transcript_read_again_from_its_start_stores_no_message_twice(tmp_path
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["messages_new"] == 0
     assert _messages(env) == stored
+
+
+def test_a_package_script_named_after_a_token_labelled_repository_is_no_secret(
+    tmp_path: Path,
+) -> None:
+    # "- cyspbot-app-token-action: `format:check`, ..." reads as a label and its value
+    env = {"MEMCTL_HOME": str(tmp_path / "memctl"), "MEMCTL_LLM": "none"}
+    done = run_cli("ingest", str(REREAD), "--client", "codex", "--wait", env=env)
+    assert done.returncode == 0, done.stderr
+    stored = _messages(env)
+    assert "[tool exec_command: corepack pnpm run format:check]" in stored
+    assert any("`format:check`, `typecheck`, `test`" in m for m in stored)
+    assert not any("[REDACTED:secret]" in m and "pnpm" in m for m in stored)
