@@ -32,8 +32,8 @@ from memctl.ingest.parse.common import REDACTED_ID, SUBAGENT, Parsed
 from memctl.ingest.read_marks import STDIN_NAME, Opened, mark_read
 from memctl.ingest.scrub import (
     followed_before,
-    hidden_as_before,
     hidden_title,
+    hider,
     keep_followed,
     new_scrubber,
     scrubbed,
@@ -220,9 +220,9 @@ def store_transcript(
             ),
         )
         earlier = followed_before(db, key, session_id)
-        parsed = hidden_as_before(earlier, messages, report.redactions.secrets)
+        hide = hider(earlier, report.redactions.secrets)
         copies = Copies(db, key)
-        for message in new_messages(db, parsed, known, session, not dry_run, copies):
+        for message in new_messages(db, messages, known, session, not dry_run, copies, hide):
             report.messages_new += 1
             recent.append(message)
         if not dry_run:

@@ -57,16 +57,20 @@ class Known:
         self._key = key() if any(d.startswith(KEYED) for d in stored) else None
         self._before = before
 
-    def seen(self, message: Message) -> bool:
+    def seen(self, message: Message, bare: str | None = None) -> bool:
+        """Whether the session holds ``message``, or the same message as ``bare`` (its
+        text before the secrets an earlier capture hid were hidden in it: a file read
+        again from its start holds messages stored before that capture found them)."""
         digests = {message.content_hash}
         # a client's injected text is a system message; stored before memctl read it so,
         # it was the user's, and a transcript read again must not store it twice
         roles = (message.role, Role.USER) if message.role is Role.SYSTEM else (message.role,)
         for role in roles:
-            text = message_digest_text(str(role), message.content)
-            digests.add(content_hash(text))
-            if self._key is not None:
-                digests.add(keyed_hash(self._key, text))
+            for content in {message.content, message.content if bare is None else bare}:
+                text = message_digest_text(str(role), content)
+                digests.add(content_hash(text))
+                if self._key is not None:
+                    digests.add(keyed_hash(self._key, text))
         if self._rest is None:
             if self._index < len(self._stored) and self._stored[self._index] in digests:
                 self._index += 1
@@ -139,15 +143,18 @@ def new_messages(
     session: Session,
     write: bool,
     copies: Copies | None = None,
+    hide: Callable[[str], str] | None = None,
 ) -> Iterator[Message]:
-    """The messages the session does not hold yet, numbered on from its last, a copy of
-    a forgotten one stored as forgotten; with ``write``, inserted as they go by, a batch
+    """The messages the session does not hold yet, numbered on from its last, each stored
+    as ``hide`` leaves it (the secrets earlier captures of the session hid, hidden), a copy
+    of a forgotten one stored as forgotten; with ``write``, inserted as they go by, a batch
     at a time."""
     batch: list[Message] = []
     for item in parsed:
-        message = Message(item.role, item.content, item.created_at or now_iso())
+        content = item.content if hide is None else hide(item.content)
+        message = Message(item.role, content, item.created_at or now_iso())
         message.speaker = kept_speaker(item.speaker)
-        if known.seen(message):
+        if known.seen(message, item.content):
             continue
         copied = copies.left(message) if copies is not None else None
         if copied is not None:  # as the forget or redact left the message it repeats

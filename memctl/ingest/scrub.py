@@ -5,8 +5,9 @@ was repeated hidden again (``memories.followed``)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 
 from memctl.config.files import forget_key
 from memctl.context import Context
@@ -69,6 +70,12 @@ def hidden_as_before(
     if earlier is None:
         return parsed
     return (replace(p, content=earlier.hide(p.content, counts)) for p in parsed)
+
+
+def hider(earlier: Followed | None, counts: Counter[str]) -> Callable[[str], str] | None:
+    """What hides in a text each secret an earlier capture of the session hid (``earlier``),
+    counted in ``counts``; None when there is none."""
+    return None if earlier is None else partial(earlier.hide, counts=counts)
 
 
 def hidden_title(

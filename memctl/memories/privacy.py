@@ -140,6 +140,10 @@ REFERENCE = lazy(
     + r")+)$"
 )
 IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
+# A package script's name: lowercase words joined by colons, npm's convention
+# (`format:check`, `test:unit`), named after a repository's name as a label
+# (`cyspbot-app-token-action: \`format:check\``), never a token.
+SCRIPT_NAME = lazy(r"[a-z]+(?::[a-z]+)+")
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
@@ -202,13 +206,14 @@ def _reference(value: str) -> bool:
 
 
 def _keyish(value: str) -> bool:
-    """A token or key: at least 6 characters, not a count (``max_tokens: 4096``) nor a
-    variable's name (``token = next_token``)."""
+    """A token or key: at least 6 characters, not a count (``max_tokens: 4096``), a
+    variable's name (``token = next_token``) nor a package script's (``format:check``)."""
     bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= 6
         and not bare.isdigit()
         and not IDENTIFIER.fullmatch(bare)
+        and not SCRIPT_NAME.fullmatch(bare)
         and _any_value(bare)
     )
 

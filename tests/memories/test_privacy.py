@@ -200,6 +200,9 @@ SHAPES = [
     ),
     ("the staging password：Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
     ("数据库密码：Orchid-Tide-3388", "Orchid-Tide-3388", "password"),
+    # s43-reread: words joined by colons are a script's name only without a digit
+    ("api_token: `kestrel:plum5521`", "kestrel:plum5521", "secret"),
+    ("API_KEY=Kestrel:Plum:Tide", "Kestrel:Plum:Tide", "secret"),
     (
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
@@ -291,6 +294,8 @@ ORDINARY = [
     "set -gx PATH $HOME/bin $PATH; set -x GITHUB_TOKEN $TOKEN",
     "echo $PASS | sudo -S ls; echo 'ann:$PW' | chpasswd",
     "gemini --max-tokens 4096 --two-pass --bypass x",
+    # s43-reread: a package script named after a repository whose name holds "token"
+    "- cyspbot-app-token-action: `format:check`, `typecheck`, `test`",
 ]
 
 
