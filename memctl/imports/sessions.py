@@ -23,6 +23,7 @@ from memctl.model import counted
 STDIN = "-"
 QUEUED = "distilled in the background, as `memctl ingest` does"
 NOTHING_NEW = "nothing new since it was taken in"
+FORGOTTEN = "nothing stored again, as `memctl ingest` stores nothing of it"
 
 
 def take_in(
@@ -58,5 +59,8 @@ def tell(file: FileReport, report: CaptureReport, dry_run: bool) -> None:
     elif report.messages_new:
         file.status = IMPORTED
         file.why = f"{counted(report.messages_new, 'message')} stored verbatim; {QUEUED}"
+    elif report.forgotten_at:
+        file.status, file.forgotten = UNCHANGED, report.forgotten_at[:10]
+        file.why = f"its session was forgotten on {file.forgotten}: {FORGOTTEN}"
     else:
         file.status, file.why = UNCHANGED, NOTHING_NEW
