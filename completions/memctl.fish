@@ -25,7 +25,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, ca
 complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
-complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories, WhatsApp, Slack, "Name: text" transcripts) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
+complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories, WhatsApp, Slack, "Name: text" transcripts) and memory exports (mem0, memctl JSONL and sync YAML) as memories; assistants\' session transcripts (Codex, Claude Code, ...) as `memctl ingest` takes them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
 complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from (those of the current project and global ones, unless told otherwise).'

@@ -245,6 +245,8 @@ class ImportRequest:
     dry_run: bool = False
     scope: str | None = None
     tags: tuple[str, ...] = ()
+    # The config overrides a worker distilling an assistant's session is started with.
+    worker_overrides: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -274,15 +276,22 @@ def import_files(
 ) -> ImportReport:
     """Import every planned file; ``progress`` is told (stage, done, total) as it goes, each
     stage counted over the whole import (``memctl.imports.pipeline``: READING in bytes,
-    EMBEDDING and WRITING in facts, IMPORTING in memories of memctl's own formats)."""
+    EMBEDDING and WRITING in facts, IMPORTING in memories of memctl's own formats). An
+    assistant's session transcript among them queues its distillation, as ``ingest`` does:
+    a worker is started for it (when ``ingest.spawn_worker``)."""
     from memctl.imports.pipeline import ImportOptions
     from memctl.imports.pipeline import import_files as run_import
+    from memctl.maintain.spawn import spawn
 
     request = plan.request
     options = ImportOptions(
         request.strategy, request.force, request.dry_run, request.scope, request.tags
     )
-    return run_import(ctx, plan.targets, options, progress)
+    report = run_import(ctx, plan.targets, options, progress)
+    queued = any(f.job_id is not None for f in report.files)
+    if queued and not request.dry_run and ctx.settings.ingest_spawn_worker:
+        spawn(ctx.settings, request.worker_overrides)
+    return report
 
 
 def export(ctx: Context, scope: str | None = None) -> Iterator[str]:

@@ -98,7 +98,8 @@ def import_(
 ) -> None:
     """Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories,
     WhatsApp, Slack, "Name: text" transcripts) and memory exports (mem0, memctl JSONL and sync
-    YAML) as memories."""
+    YAML) as memories; assistants' session transcripts (Codex, Claude Code, ...) as `memctl
+    ingest` takes them."""
     context = open_context(ctx)
     request = api.ImportRequest(
         tuple(path),
@@ -108,6 +109,7 @@ def import_(
         dry_run,
         scope,
         tuple(tags_given(tags, tags_alias) or ()),
+        ctx.find_root().obj.get("config") or {},
     )
     plan = api.plan_import(request)
     total = plan.total_bytes
@@ -178,6 +180,7 @@ def _show_import(report: ImportReport) -> None:
         f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped; "
         f"{counted(len(report.failed), 'file')} failed"
         + (f"; {report.unchanged}" if report.unchanged else "")
+        + (f"; {report.sessions}" if report.sessions else "")
     )
     if report.dry_run and len(report.files) > 1:  # the walk's 16 would-be were 14 imported
         console.print(DRY_RUN_FILES)

@@ -14,7 +14,8 @@ document the counts the strategy is chosen by. With ``--strategy auto``:
 4. otherwise **document**, one memory for the whole text.
 
 Chat exports are always atomic, and other tools' memories are imported a
-record at a time (``records``); memctl's own formats keep their ids (``native``).
+record at a time (``records``); memctl's own formats keep their ids (``native``);
+an assistant's session transcript is taken in as ``memctl ingest`` takes it (``ingest``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memctl.errors import InputError
 from memctl.imports import STRATEGIES, formats
 from memctl.imports.files import WHAT, Progress, Target
 from memctl.imports.formats.base import Kind, lines
+from memctl.imports.report import INGEST
 from memctl.imports.sections import SECTION_LEVEL
 from memctl.memories.markdown import Headings
 from memctl.memories.privacy import safe_line
@@ -103,6 +105,8 @@ def strategy(found: Survey, asked: str, settings: Settings) -> tuple[str, str]:
         return RECORDS, "memories of another tool"
     if found.kind == Kind.NATIVE:
         return NATIVE, "memctl's own memories, ids kept"
+    if found.kind == Kind.SESSION:
+        return INGEST, "an assistant's session, taken in as `memctl ingest` takes it"
     counts = found.counts
     if asked != AUTO:
         return asked, "asked for"

@@ -32,7 +32,7 @@ from memctl.config.files import known_forget_key
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import InputError, UsageError
-from memctl.imports import detect
+from memctl.imports import detect, sessions
 from memctl.imports.dedupe import dedupe
 from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
 from memctl.imports.distil import Gone, Plan, distil
@@ -169,7 +169,9 @@ class _Importer:
         file.format, file.sha256, file.bytes = found.label, found.sha256, found.bytes
         file.strategy, file.why = detect.strategy(found, self.options.strategy, self.ctx.settings)
         try:
-            if found.kind == Kind.NATIVE:
+            if found.kind == Kind.SESSION:
+                self.session(target, file)
+            elif found.kind == Kind.NATIVE:
                 self.native(target, found, file)
             elif self.skipped(target, found, file):
                 self.counts.read(found.bytes)
@@ -242,6 +244,15 @@ class _Importer:
         dead = earlier.status == "running" and holder_gone(earlier.holder, socket.gethostname())
         if dead or earlier.status in ("failed", INTERRUPTED):
             undo(self.ctx, earlier.id)
+
+    def session(self, target: Target, file: FileReport) -> None:
+        """An assistant's session transcript: taken in as `memctl ingest FILE` takes it."""
+        options = self.options
+        report = sessions.take_in(
+            self.ctx, target, options.scope, tuple(self.tags), options.dry_run
+        )
+        sessions.tell(file, report, options.dry_run)
+        self.counts.read(file.bytes)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
         """memctl's own memories: imported as they are, ids kept."""

@@ -8,6 +8,7 @@ from typing import Any
 from memctl.ingest.facts import Decision, Verdict
 from memctl.ingest.run import Run
 from memctl.memories.privacy import safe_line
+from memctl.model import counted
 
 # Decisions that add a memory, and the relations each writes.
 ADDS = frozenset(
@@ -25,6 +26,9 @@ IMPORTED, UNCHANGED, SKIPPED, FAILED, DRY_RUN = (
     "dry-run",
 )
 FORCE_AGAIN = "--force imports it again"
+# The strategy of an assistant's session transcript: taken in as `memctl ingest` takes it
+# (``imports.sessions``), its memories distilled by a worker after the import.
+INGEST = "ingest"
 
 
 @dataclass
@@ -49,6 +53,8 @@ class FileReport:
     redactions: dict[str, Any] = field(default_factory=dict)
     llm_note: str | None = None  # why no LLM took part, and how to set one up
     forgotten: str = ""  # unchanged: the day `sessions forget` forgot its import
+    messages: int = 0  # an assistant's session (INGEST): its messages stored verbatim
+    job_id: int | None = None  # ... and its distillation's queued job
 
     def fail(self, error: BaseException | str) -> None:
         self.status = FAILED
@@ -95,7 +101,7 @@ class ImportReport:
     @property
     def unchanged(self) -> str:
         """Why files imported nothing, for the summary line ('' when every file did)."""
-        same = [f for f in self.files if f.status == UNCHANGED]
+        same = [f for f in self.files if f.status == UNCHANGED and f.strategy != INGEST]
         forgotten = sum(bool(f.forgotten) for f in same)
         parts = [
             f"{forgotten} file whose import was forgotten" if forgotten == 1 else "",
@@ -105,10 +111,37 @@ class ImportReport:
         again = FORCE_AGAIN if len(same) == 1 else FORCE_AGAIN.replace(" it ", " them ")
         return f"{' and '.join(p for p in parts if p)} ({again})" if same else ""
 
+    @property
+    def stored(self) -> int:
+        """The assistant sessions that got new messages (a sub-agent's or a resumed session's
+        transcript adds to its session)."""
+        return len({f.session_id for f in self.files if f.strategy == INGEST and f.messages})
+
+    @property
+    def sessions(self) -> str:
+        """What became of the assistants' session transcripts, for the summary line ('' when
+        there were none): their memories are distilled after the import, not counted in it."""
+        taken = [f for f in self.files if f.strategy == INGEST and f.status != FAILED]
+        stored = [f for f in taken if f.messages]
+        verb = "would be stored" if self.dry_run else "stored verbatim"
+        held = f"{counted(self.total('messages'), 'message')} of {counted(self.stored, 'session')}"
+        parts = [
+            f"{counted(len(stored), 'assistant transcript')}: {held} {verb}"
+            + ("" if self.dry_run else ", queued for distillation")
+            if stored
+            else "",
+            f"{counted(len(taken) - len(stored), 'assistant transcript')} with nothing new"
+            if len(taken) > len(stored)
+            else "",
+        ]
+        return ", ".join(p for p in parts if p)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "dry_run": self.dry_run,
             **{n: self.total(n) for n in ("imported", "merged", "skipped", "relations")},
+            "sessions": self.stored,
+            "messages": self.total("messages"),
             "errors": self.errors,
             "files": [f.to_dict() for f in self.files],
         }

@@ -4,8 +4,9 @@ Every module has ``NAME``, ``KIND`` (what reading it gives: see ``Kind``) and
 ``looks_like(name, head)``, which judges a file by its name and its first
 64 KiB; a format's reader is ``read`` (text), ``conversations`` (chat),
 ``records`` (records) or ``lines`` (native). ``detect`` tries them in
-``ORDER``; Markdown takes whatever is left. A file that looks like JSON but
-is none of the JSON formats is refused rather than imported as text.
+``ORDER``; an assistant's session transcript (``session``, what ``memctl ingest``
+reads) is tried after every other format, and Markdown takes whatever is left. A
+file that looks like JSON but is none of these is refused rather than imported as text.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from memctl.imports.formats import (
     mem0,
     memctl_jsonl,
     memctl_yaml,
+    session,
     slack,
     specstory,
     transcript,
@@ -39,6 +41,7 @@ ORDER: tuple[ModuleType, ...] = (
     whatsapp,
     transcript,
     frontmatter,
+    session,
     markdown,
 )
 JSON_FORMATS = (chatgpt, claude_ai, mem0, memctl_jsonl)

@@ -27,6 +27,7 @@ class Kind(StrEnum):
     CHAT = "chat"  # conversations, distilled fact by fact
     RECORDS = "records"  # memories of another tool, one fact each
     NATIVE = "native"  # memctl's own memories, imported with their ids
+    SESSION = "session"  # an assistant's transcript, taken in as `memctl ingest` takes it
 
 
 @dataclass
