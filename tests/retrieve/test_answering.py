@@ -17,6 +17,7 @@ from memctl.integrations.mcp_search import hit
 from memctl.model import Message, Role, Session
 from memctl.retrieve.answering import (
     ANSWER_CHARS,
+    Answering,
     Member,
     announces,
     answering_member,
@@ -197,24 +198,26 @@ CHECKED = [
 ]
 
 
+def shown_from(
+    embedder: Embedder, turns: list[tuple[Role, str]], name: str, question: str, row_id: str
+) -> Answering | None:
+    """What the row ``row_id`` of a recall of ``question`` over the session ``turns`` shows
+    as its ``from``."""
+    with Context(load_settings(overrides={"recall.message_vectors": True}), embedder) as on:
+        _session(on, turns, name)
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(on, question, touch=False, sessions=True, answers=parts)
+    return next(r for r in found.results if r.memory.id == row_id).answering
+
+
 def test_an_announcements_row_shows_the_message_saying_what_came_of_it(
     home: Path, local_embedder: Embedder
 ) -> None:
-    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
-        _session(on, CHECKED, "s5")
-        embed_messages(on.db, on.embedder, 100)
-        found = recall(
-            on,
-            "is encrypted DNS switched on for the linux box?",
-            touch=False,
-            sessions=True,
-            answers=parts,
-        )
-    rows = {r.memory.id: r for r in found.results}
+    question = "is encrypted DNS switched on for the linux box?"
     # the step announced matches the question by its topic; what came of it is the reply
-    row = rows["s5#2"]
-    assert row.answering is not None and row.answering.message == "s5#6"
-    assert row.answering.text.startswith(DNS_OFF)
+    came = shown_from(local_embedder, CHECKED, "s5", question, "s5#2")
+    assert came is not None and came.message == "s5#6"
+    assert came.text.startswith(DNS_OFF)
 
 
 # A user's ask the session's digest quotes, its reply after three calls, each with its
@@ -272,19 +275,10 @@ INSTALLING = [
 def test_a_row_closing_on_the_step_its_call_takes_shows_what_came_of_it(
     home: Path, local_embedder: Embedder
 ) -> None:
-    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
-        _session(on, INSTALLING, "s7")
-        embed_messages(on.db, on.embedder, 100)
-        found = recall(
-            on,
-            "why did installing throttlestop with the chocolatey package fail?",
-            touch=False,
-            sessions=True,
-            answers=parts,
-        )
-    row = next(r for r in found.results if r.memory.id == "s7#2")
-    assert row.answering is not None and row.answering.message == "s7#4"
-    assert row.answering.text.startswith(FAILED)
+    question = "why did installing throttlestop with the chocolatey package fail?"
+    came = shown_from(local_embedder, INSTALLING, "s7", question, "s7#2")
+    assert came is not None and came.message == "s7#4"
+    assert came.text.startswith(FAILED)
 
 
 def test_a_member_saying_something_before_its_next_step_is_kept() -> None:
