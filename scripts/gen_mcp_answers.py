@@ -13,7 +13,6 @@ tests/integrations/test_mcp_front.py fails while the file is stale.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from regenerated import write_or_check
 
 from memctl.integrations.mcp_front import ANSWERS_FILE, SHIPPED_FILE, sdk_release
 
@@ -79,22 +79,5 @@ def made() -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
-    args = parser.parse_args()
-    text = made()
-    current = SHIPPED_FILE.read_text(encoding="utf-8") if SHIPPED_FILE.is_file() else ""
-    if args.check:
-        if text != current:
-            print(f"{SHIPPED_FILE} is stale: run python scripts/gen_mcp_answers.py")
-            return 1
-        return 0
-    if text != current:
-        SHIPPED_FILE.write_text(text, encoding="utf-8")
-        print(f"wrote {SHIPPED_FILE}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(SHIPPED_FILE, made, __doc__, "scripts/gen_mcp_answers.py"))

@@ -15,12 +15,12 @@ tests/store/test_schema.py holds a store made from it to one the migrations made
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 import apsw
+from regenerated import write_or_check
 
 from memctl.store import cjk
 from memctl.store.database import SCHEMA_FILE, Database, sqlite_vec_path
@@ -60,21 +60,5 @@ def migrated_schema() -> str:
     return HEADER + "\n".join([*statements, f"PRAGMA user_version = {len(MIGRATIONS)};"]) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
-    args = parser.parse_args()
-    text = migrated_schema()
-    current = SCHEMA_FILE.read_text(encoding="utf-8") if SCHEMA_FILE.is_file() else ""
-    if text == current:
-        return 0
-    if args.check:
-        print(f"{SCHEMA_FILE} is stale: run python scripts/gen_schema.py")
-        return 1
-    SCHEMA_FILE.write_text(text, encoding="utf-8")
-    print(f"wrote {SCHEMA_FILE}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(SCHEMA_FILE, migrated_schema, __doc__, "scripts/gen_schema.py"))
