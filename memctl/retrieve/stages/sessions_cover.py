@@ -15,9 +15,8 @@ A question that counts over time is answered by several sessions, each about the
 subject as a whole ("how many rare items do I have?": the records in one, the coins in
 another), beside sessions that say the question's words once in passing. So first
 its sessions are ranked as wholes (``whole_sessions``): by reciprocal rank fusion of
-their best message's rank and their closeness to what it counts as a whole (the mean
-similarity of all their messages, from their stored vectors, to the question without the
-frame of its count, ``counted``), and the sessions' best
+their best message's rank and their closeness to the question as a whole (the mean
+similarity of all their messages, from their stored vectors), and the sessions' best
 scores are handed out again in that order, each session's messages scaled with its
 best. The scores stay the ones the stages gave, only which session holds which one
 changes, so a memory keeps its place among them. Without stored vectors nothing
@@ -75,24 +74,6 @@ COMPARING = (
     # "how many days between the day I ... and", "how long ... before I started ..."
     r"\bhow (?:long|many \w+)\b[^?.!]*\b(?:between|before|after|since|until)\b[^?.!]*\b(?:i|we)\b",
 )
-
-
-# What frames a count over time rather than what it counts: its asking words, the units it
-# counts in and the asker. "How many hours in total did I spend driving to my three road
-# trip destinations?" counts road trips; a session of work hours, or of a charity's total,
-# is close to its frame alone (docs/benchmarks.md, "A count's sessions by what it counts").
-COUNT_FRAME = (
-    r"(?<![\w'’-])(?:how|many|much|often|times?|in total|total|combined|altogether|overall"
-    r"|number of|hours?|days?|weeks?|months?|years?|minutes?|money|spen[dt]"
-    r"|did|do|does|have|has|had|i|we|my|our|the|a|an|of|in|to|for|on"
-    r"|so far|ever|all|different|currently)(?![\w'’-])"
-)
-
-
-@functools.lru_cache(maxsize=256)
-def counted(query: str) -> str:
-    """What a count over time counts: the question without its frame (``COUNT_FRAME``)."""
-    return " ".join(re.sub(COUNT_FRAME, " ", query, flags=re.IGNORECASE).split()).strip(" ?")
 
 
 @functools.lru_cache(maxsize=256)
@@ -154,7 +135,7 @@ def whole_sessions(run: Run, candidates: list[Candidate], clear: bool) -> None:
             best.setdefault(session, candidate.score)
     if len(best) < 2 or min(best.values()) <= 0:
         return
-    close = closeness(run, list(best), counted(run.query.text))
+    close = closeness(run, list(best))
     if len(close) < len(best):  # one ranking never mixes sessions measured and not
         return
     by_meaning = {s: rank for rank, s in enumerate(sorted(best, key=lambda s: -close[s]), 1)}
@@ -169,21 +150,17 @@ def whole_sessions(run: Run, candidates: list[Candidate], clear: bool) -> None:
         candidate.score *= factor
         candidate.factors[WHOLE] = factor
         whole = close[session]
-        why = f"x {factor:.3g}: its session's closeness to what the question counts, {whole:.3f}"
+        why = f"x {factor:.3g}: its session's closeness to the question as a whole, {whole:.3f}"
         run.record(STAGE, candidate, RESCORED, factor, why)
 
 
-def closeness(run: Run, sessions: list[str], what: str = "") -> dict[str, float]:
-    """Each session's closeness to ``what`` the query counts (its own vector when ``what``
-    is empty), from its messages' stored vectors (store/message_vectors.py); none without
-    a query vector or stored vectors."""
+def closeness(run: Run, sessions: list[str]) -> dict[str, float]:
+    """Each session's closeness to the query as a whole, from its messages' stored vectors
+    (store/message_vectors.py); none without a query vector or stored vectors."""
     if run.params.message_vectors == "off" or run.scores is None:
         return {}
     from memctl.store.message_vectors import message_vector_index, session_closeness
     from memctl.store.vector_query import Scores
 
-    query = run.scores.query
-    if what and what != run.query.text:
-        query = run.ctx.embedder.embed([what])[0]
     index = message_vector_index(run.ctx.db)
-    return session_closeness(index, Scores(index, query), sessions)
+    return session_closeness(index, Scores(index, run.scores.query), sessions)
