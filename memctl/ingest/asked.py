@@ -239,7 +239,7 @@ def give_questions(
     """Each (id, content, category) with no stored question gets its derived ones that are
     about it (``on_topic``: cosine to its content's vector >= ``floor``). Returns how many
     questions were stored. The content's vector is the one the store holds (``content_vectors``),
-    embedded again only for a memory that has none of this model's."""
+    embedded again only for a memory that has none of this model's; a text is embedded once."""
     wanted = [
         (i, asked)
         for i, content, category in memories
@@ -251,7 +251,11 @@ def give_questions(
     own = content_vectors(db, embedder, [i for i, _ in wanted])
     missing = [i for i, _ in wanted if i not in own]
     texts = [contents[i] for i in missing] + [q for _, asked in wanted for q in asked]
-    vectors = [v.astype(np.float32).tobytes() for v in embedder.embed(texts)]
+    once = list(dict.fromkeys(texts))  # a question many notes ask ("when is retro?"): once
+    made = dict(
+        zip(once, [v.astype(np.float32).tobytes() for v in embedder.embed(once)], strict=True)
+    )
+    vectors = [made[text] for text in texts]
     own.update(zip(missing, vectors[: len(missing)], strict=True))
     rest = iter(vectors[len(missing) :])
     stored = 0

@@ -113,3 +113,18 @@ def test_a_remembered_notes_content_is_embedded_once_for_its_vector_and_its_ques
         own, *vectors = [v.tobytes() for v in HashEmbedder().embed([text, *derived])]
         kept = on_topic(derived, vectors, own, 0.1).kept
         assert questions_of(ctx.db, stored.id) == [q for q, _ in kept] != []
+
+
+def test_a_question_many_notes_ask_is_embedded_once(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx(remember__question_floor=0.1)
+    notes = [
+        Memory(content=text, kind=Kind.SEMANTIC, category=Category.EVENTS, tier=Tier.WORKING)
+        for text in (RETRO, "Retro happens every Friday at four.")
+    ]
+    for note in notes:  # as sync, an import or an older memctl write them: no questions
+        insert_memory(ctx.db, note, ctx.vectors([note.content])[0])
+    seen = len(ctx.embedder.calls)
+    maintain(ctx, MaintainRequest(only="upkeep"))
+    embedded = [t for call in ctx.embedder.calls[seen:] for t in call]
+    assert embedded.count("when is retro?") == 1
+    assert all(questions_of(ctx.db, note.id) == ["when is retro?"] for note in notes)
