@@ -29,8 +29,7 @@ from memctl.model import Category
 from memctl.retrieve.answers import COMMAND, PERSON, PLACE, STAMP, TIME, TIME_WORDS, states
 from memctl.retrieve.software_kinds import kinds_named
 from memctl.store.database import Database
-from memctl.store.meaning import plain_vectors_for
-from memctl.store.memories import vectors_for
+from memctl.store.memories import content_vectors_for
 from memctl.store.questions import questions_count
 from memctl.store.writes import Writer
 
@@ -268,10 +267,9 @@ def give_questions(
 
 
 def content_vectors(db: Database, embedder: Embedder, ids: list[str]) -> dict[str, bytes]:
-    """The vectors of these memories' content alone, as the store holds them when they are
-    ``embedder``'s: a named memory's kept beside its searched one (``give_names``), else the
-    one it is searched by (its content's: remember, distillation, an edit, a re-embed).
-    Embedding the content again gave the same vector (one forward pass more a memory)."""
+    """The vectors of these memories' content alone as the store holds them, when they are
+    ``embedder``'s (``content_vectors_for``: a named memory's kept beside its searched one).
+    Embedding the content again gave the same vector, for one forward pass more a memory."""
     if db.vector_model() != (embedder.name, embedder.dim):
         return {}
-    return {**vectors_for(db, ids), **plain_vectors_for(db, ids)}
+    return content_vectors_for(db, ids)
