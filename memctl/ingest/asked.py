@@ -29,6 +29,7 @@ from memctl.model import Category
 from memctl.retrieve.answers import COMMAND, PERSON, PLACE, STAMP, TIME, TIME_WORDS, states
 from memctl.retrieve.software_kinds import kinds_named
 from memctl.store.database import Database
+from memctl.store.memories import content_vectors_for
 from memctl.store.questions import questions_count
 from memctl.store.writes import Writer
 
@@ -236,7 +237,8 @@ def give_questions(
 ) -> int:
     """Each (id, content, category) with no stored question gets its derived ones that are
     about it (``on_topic``: cosine to its content's vector >= ``floor``). Returns how many
-    questions were stored."""
+    questions were stored. The content's vector is the one the store holds (``content_vectors``),
+    embedded again only for a memory that has none of this model's; a text is embedded once."""
     wanted = [
         (i, asked)
         for i, content, category in memories
@@ -245,13 +247,29 @@ def give_questions(
     if not wanted:
         return 0
     contents = dict((i, c) for i, c, _ in memories)
-    texts = [contents[i] for i, _ in wanted] + [q for _, asked in wanted for q in asked]
-    vectors = [v.astype(np.float32).tobytes() for v in embedder.embed(texts)]
-    own, rest = vectors[: len(wanted)], iter(vectors[len(wanted) :])
+    own = content_vectors(db, embedder, [i for i, _ in wanted])
+    missing = [i for i, _ in wanted if i not in own]
+    texts = [contents[i] for i in missing] + [q for _, asked in wanted for q in asked]
+    once = list(dict.fromkeys(texts))  # a question many notes ask ("when is retro?"): once
+    made = dict(
+        zip(once, [v.astype(np.float32).tobytes() for v in embedder.embed(once)], strict=True)
+    )
+    vectors = [made[text] for text in texts]
+    own.update(zip(missing, vectors[: len(missing)], strict=True))
+    rest = iter(vectors[len(missing) :])
     stored = 0
     with db.atomic():
         writer = Writer(db)
-        for (i, asked), vector in zip(wanted, own, strict=True):
-            kept = on_topic(asked, [next(rest) for _ in asked], vector, floor).kept
+        for i, asked in wanted:
+            kept = on_topic(asked, [next(rest) for _ in asked], own[i], floor).kept
             stored += writer.add_questions(i, kept, embedder.name)
     return stored
+
+
+def content_vectors(db: Database, embedder: Embedder, ids: list[str]) -> dict[str, bytes]:
+    """The vectors of these memories' content alone as the store holds them, when they are
+    ``embedder``'s (``content_vectors_for``: a named memory's kept beside its searched one).
+    Embedding the content again gave the same vector, for one forward pass more a memory."""
+    if db.vector_model() != (embedder.name, embedder.dim):
+        return {}
+    return content_vectors_for(db, ids)

@@ -4,20 +4,25 @@ questions are. The store tests run the real model (the floor is a cosine of Mini
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from memctl.api import memory as api
 from memctl.api.maintain import MaintainRequest, maintain
 from memctl.context import Context
 from memctl.ingest.asked import derived_questions
+from memctl.memories.questions import on_topic
 from memctl.model import Category, Kind, Memory, Tier
 from memctl.retrieve.pipeline import start
 from memctl.retrieve.stages.candidates import candidates
 from memctl.store.memories import insert_memory
 from memctl.store.questions import questions_of
+from tests.fakes import HashEmbedder
 
 OWNED = "Priya Raman owns the search service; ask her before changing the ranking."
 RETRO = "Retro happens every second Thursday."
+NAMED = "To reset the Postgres cache: `redis-cli FLUSHALL`."  # searched with its names
 
 
 @pytest.mark.parametrize(
@@ -91,3 +96,35 @@ def test_maintain_writes_questions_for_a_memory_stored_without_them_once(
     assert first.task("upkeep").counts.get("questions_written")
     again = maintain(real_ctx, MaintainRequest(only="upkeep"))
     assert "questions_written" not in again.task("upkeep").counts
+
+
+def test_a_remembered_notes_content_is_embedded_once_for_its_vector_and_its_questions(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """Its questions are held against the vector the store holds for its content (a named
+    note's kept beside its searched one): the same questions kept as by the content
+    embedded again, for one forward pass less."""
+    ctx = make_ctx(remember__question_floor=0.1)
+    for text in (OWNED, NAMED):
+        stored = api.remember(ctx, api.RememberRequest(text)).memory
+        embedded = [t for call in ctx.embedder.calls for t in call]
+        assert embedded.count(text) == 1, text
+        derived = derived_questions(text, stored.category)
+        own, *vectors = [v.tobytes() for v in HashEmbedder().embed([text, *derived])]
+        kept = on_topic(derived, vectors, own, 0.1).kept
+        assert questions_of(ctx.db, stored.id) == [q for q, _ in kept] != []
+
+
+def test_a_question_many_notes_ask_is_embedded_once(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx(remember__question_floor=0.1)
+    notes = [
+        Memory(content=text, kind=Kind.SEMANTIC, category=Category.EVENTS, tier=Tier.WORKING)
+        for text in (RETRO, "Retro happens every Friday at four.")
+    ]
+    for note in notes:  # as sync, an import or an older memctl write them: no questions
+        insert_memory(ctx.db, note, ctx.vectors([note.content])[0])
+    seen = len(ctx.embedder.calls)
+    maintain(ctx, MaintainRequest(only="upkeep"))
+    embedded = [t for call in ctx.embedder.calls[seen:] for t in call]
+    assert embedded.count("when is retro?") == 1
+    assert all(questions_of(ctx.db, note.id) == ["when is retro?"] for note in notes)
