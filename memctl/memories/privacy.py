@@ -319,7 +319,9 @@ def _path_word(segment: str) -> bool:
 def _random_part(token: str) -> Cut:
     """The span of ``token`` left once the folders and file names of words before and
     after it are taken off (`/srv/app/<random>/cfg`): base64 holds `/`, so the match ran
-    over a whole path, and the path was hidden with the token."""
+    over a whole path, and the path was hidden with the token. What is left is vetted
+    again on its own (``find_secrets``): a short folder's name (mktemp's `tmp.SvCwX5Kyc1`)
+    was hidden beside a long file's name and shown beside a short one."""
     segments = token.split("/")
     last = len(segments)
     first = 1 if segments[0] == "" and last > 1 else 0  # the root of an absolute path
@@ -1118,7 +1120,14 @@ def find_secrets(text: str) -> list[Hit]:
                     last = _phrase_end(text, first, last)
                 cuts = [(first, last)]
                 if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
-                    first, last = (first + at for at in detector.narrow(value))
+                    a, b = detector.narrow(value)
+                    if (
+                        (a, b) != (0, len(value))
+                        and detector.check
+                        and not detector.check(value[a:b])
+                    ):
+                        continue  # its random part alone is no secret (``_random_part``)
+                    first, last = first + a, first + b
                     cuts = _beside_known(text, (first, last), hits)
                 hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)

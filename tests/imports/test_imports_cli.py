@@ -142,3 +142,22 @@ def test_the_progress_bar_counts_memories_on_a_terminal(tmp_path: Path) -> None:
     big.write_text("".join(f'{{"content": "Fact {n}: {"x" * 90}."}}\n' for n in range(700)))
     shown = on_a_terminal(*home, "import", str(big), env={"MEMCTL_EMBEDDER": "hash"})
     assert "importing memories" in shown and "700/700" in shown
+
+
+def test_a_folder_s_path_reads_the_same_in_every_row_and_source(tmp_path: Path) -> None:
+    """s44-leads: under mktemp's folder (`tmp.SvCwX5Kyc1`, 10 random characters) the
+    table showed `deploy.md`'s path with the folder as `[REDACTED:high-entropy]` and
+    `x.txt`'s in clear: the random-string check ran over the folder's name and the file's
+    name after it (20 characters or more with `deploy`, fewer with `x`). The user's own
+    path reads as they typed it in every row and every memory's source; a folder named
+    after a token still does not (tests/test_leaks.py)."""
+    folder = tmp_path / "tmp.SvCwX5Kyc1" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").write_text("# Deploy\n\nWe deploy on Tuesdays with blue-green.\n")
+    (folder / "x.txt").write_text("We keep the staging database in eu-west-1.\n")
+    done = run_cli("import", str(folder), "--json", env=NO_LLM)
+    assert done.returncode == 0, done.stderr
+    names = [f["name"] for f in json.loads(done.stdout)["files"]]
+    assert names == [str(folder / "deploy.md"), str(folder / "x.txt")]
+    sources = {m["source"] for m in json.loads(run_cli("list", "--json").stdout)}
+    assert sources and all(s.startswith(f"file:{folder.resolve()}/") for s in sources), sources
