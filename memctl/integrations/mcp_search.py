@@ -11,7 +11,6 @@ waits for the SDK, which answers it or names what is wrong, as before.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import weakref
@@ -252,9 +251,10 @@ def purge_if_forgotten(ctx: Context) -> bool:
     redacted, by this server or any other process: ``store.events.hidden_since``), drop
     what this long-lived process keeps of earlier answers: recall's caches of words
     (``retrieve.caches``), the last query's vectors and the store's connection, whose page
-    cache holds the rows it read; then the freed memory goes back to the system
-    (``release_freed``). memctl cannot end a server its client owns, as it ends the
-    resident process. The first call only notes where the events stand. Whether it purged."""
+    cache holds the rows it read. memctl cannot end a server its client owns, as it ends
+    the resident process; freed memory still holds the bytes of earlier answers until it
+    is reused (Python does not wipe it). The first call only notes where the events
+    stand. Whether it purged."""
     from memctl.store.events import hidden_since, last_event
 
     newest = last_event(ctx.db)
@@ -266,19 +266,8 @@ def purge_if_forgotten(ctx: Context) -> bool:
     caches.clear()
     ctx.forget_query()
     ctx.close()  # opened again by the next read
-    gc.collect()
-    release_freed()
+    gc.collect()  # what only a cycle still held
     return True
-
-
-def release_freed() -> None:
-    """Give the C allocator's free pages back to the system (glibc's ``malloc_trim``): a
-    page given back reads as zeros, so the text of freed answers and SQLite pages on it is
-    gone from the process. Elsewhere (no glibc), nothing."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        return
 
 
 def warm(ctx: Context) -> None:
