@@ -552,7 +552,10 @@ def real_questions(
     cache: CacheOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Questions about real sessions taken in by the default path: found@5, two ways."""
+    """Questions about real sessions taken in by the default path: found@5, two ways.
+
+    With --json, each question's top 5 for the studied halves only; a blind half's
+    questions are counted, not shown."""
     from benchmarks import real_questions as bench
     from benchmarks.haystack import CachedEmbedder
 

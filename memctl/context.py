@@ -77,6 +77,10 @@ class Context:
             self._last_query = (tuple(texts), self.embedder.embed(texts))
         return self._last_query[1]
 
+    def forget_query(self) -> None:
+        """Drop the last query's texts and vectors (``query_vectors``): a forget landed."""
+        self._last_query = None
+
     def vectors(self, texts: list[str]) -> list[bytes]:
         """Embed texts as sqlite-vec blobs, refusing to mix models within one store. Text a
         memory of the store already holds (by content hash) takes that memory's vector, and

@@ -939,6 +939,32 @@ def test_real_questions_keeps_its_embeddings_with_cache(
     assert answers[0]["rows"] == answers[1]["rows"] and answers[0]["rows"]
 
 
+def test_real_questions_json_shows_no_blind_question_s_top_5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """s44-leads: `real-questions --json` printed every question's top 5, a blind split's
+    too, for anyone to read; a blind half's questions are now only counted, its figures
+    in the rows, while a studied half's are listed as before."""
+    from benchmarks.__main__ import main, run
+
+    one_session_split(tmp_path)
+    questions = json.loads((tmp_path / "questions.json").read_text())["questions"]
+    blind = {**questions[0], "id": "q2", "half": "fresh10-check"}
+    (tmp_path / "questions.json").write_text(json.dumps({"questions": [*questions, blind]}))
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
+    args = ["real-questions", "--data", str(tmp_path), "--no-others", "--json"]
+    monkeypatch.setattr(sys, "argv", ["python -m benchmarks", *args])
+    with pytest.raises(SystemExit) as exited:
+        main(run, prog="python -m benchmarks")
+    assert exited.value.code in (0, None)
+    report = json.loads(capfd.readouterr().out)
+    assert {(d["id"], d["half"]) for d in report["per_question"]} == {("q1", "check")}
+    assert report["per_question"][0]["top"] and report["blind"] == {"fresh10-check": 1}
+    halves = {(r["scoping"], r["half"]): r["questions"] for r in report["rows"]}
+    assert halves[("project", "fresh10-check")] == 1 == halves[("everywhere", "check")]
+    assert "fresh10-check" not in report["lost_everywhere"]
+
+
 def test_real_questions_keeps_its_store_with_store(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:

@@ -126,7 +126,7 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
                 raise
             from memctl.ingest.spool import spool
 
-            spooled = spool(ctx, source, opened.options, opened.inside)
+            spooled = spool(ctx, source, opened.options, opened.inside, opened.after)
             return IngestResult(spooled.report, log, spooled=spooled.path)
     result = IngestResult(report, log)
     if request.dry_run and captured is not None:

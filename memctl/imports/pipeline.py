@@ -37,6 +37,7 @@ from memctl.imports.dedupe import dedupe
 from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
 from memctl.imports.distil import Gone, Plan, distil
 from memctl.imports.files import Target
+from memctl.imports.formats import ChatNotImportedError
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
 from memctl.imports.report import (
@@ -160,7 +161,11 @@ class _Importer:
         try:
             found = detect.survey(target)
         except FILE_ERRORS as error:
-            if target.explicit or not isinstance(error, InputError):
+            if (
+                target.explicit
+                or not isinstance(error, InputError)
+                or isinstance(error, ChatNotImportedError)
+            ):
                 file.fail(error)
             else:  # a picture or the like, met in a directory: not what was asked for
                 file.status, file.why = SKIPPED, str(error)

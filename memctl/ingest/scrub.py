@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from functools import partial
 
 from memctl.config.files import forget_key
@@ -60,16 +59,6 @@ def followed_before(db: Database, key: bytes | None, session_id: str) -> Followe
     (``memories.followed``), by keyed digest; None when there are none."""
     kinds = followed_digests(db, session_id) if key is not None else {}
     return Followed(key, kinds) if key is not None and kinds else None
-
-
-def hidden_as_before(
-    earlier: Followed | None, parsed: Iterator[Parsed], counts: Counter[str]
-) -> Iterator[Parsed]:
-    """The messages with each secret an earlier capture of the session hid (``earlier``)
-    hidden too, counted in ``counts``."""
-    if earlier is None:
-        return parsed
-    return (replace(p, content=earlier.hide(p.content, counts)) for p in parsed)
 
 
 def hider(earlier: Followed | None, counts: Counter[str]) -> Callable[[str], str] | None:

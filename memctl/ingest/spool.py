@@ -13,6 +13,9 @@ that cannot be stored at all is renamed ``*.failed`` and kept.
 The spooled text holds no more than the store would: a secret an earlier capture of the
 session hid is hidden where it is repeated (the session's keyed digests, read when the busy
 database can still be read), and a forgotten session's transcript is not written at all.
+A message the session holds as it was before that hiding (stored bare before a later
+message showed the secret) is checked against the store first, as capture checks it, and
+left out: its hidden copy would not match it at replay and would be stored again.
 The header's ``followed`` keeps the keyed digests of the secrets this capture hid, which
 storing it keeps for the session's next capture (its text holds only their marks).
 """
@@ -22,7 +25,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -39,10 +44,11 @@ from memctl.ingest.capture import (
     store_transcript,
 )
 from memctl.ingest.capture_report import Captured, CaptureReport, IngestOptions
+from memctl.ingest.known import Known
 from memctl.ingest.parse import read_transcript
+from memctl.ingest.parse.common import Parsed
 from memctl.ingest.scrub import (
     followed_before,
-    hidden_as_before,
     hidden_title,
     new_scrubber,
     scrubbed,
@@ -51,8 +57,8 @@ from memctl.ingest.source import Input
 from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import resolve_scope
 from memctl.memories.privacy import kept_path, safe_line
-from memctl.model import Session
-from memctl.store.sessions import add_followed_digests, session_known_as
+from memctl.model import Message, Session, now_iso
+from memctl.store.sessions import add_followed_digests, message_hashes, session_known_as
 
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
@@ -77,10 +83,15 @@ class Spooled:
 
 
 def spool(
-    ctx: Context, source: Input, options: IngestOptions, inside: str | None = None
+    ctx: Context,
+    source: Input,
+    options: IngestOptions,
+    inside: str | None = None,
+    after: int = 0,
 ) -> Spooled:
     """Parse and scrub the transcript and write it to the spool (``inside``: the block,
-    ``<private>``..., the file's last capture ended inside, read on from there)."""
+    ``<private>``..., the file's last capture ended inside, read on from there; ``after``:
+    how many of the session's messages came before where reading began)."""
     transcript = read_transcript(source, options.client)
     report = CaptureReport(source=source.name)
     scrubber = new_scrubber(transcript, report)
@@ -91,7 +102,7 @@ def spool(
     if first is None:
         return Spooled(None, judged(report, transcript, source.name))
     session_id = session_id_of(options, transcript, source.name, first.content)
-    stored, earlier = _stored(ctx, session_id)
+    stored, earlier, known = _stored(ctx, session_id, after)
     if stored is not None and stored.forgotten_at:  # never stored again: nothing to keep
         for _ in messages:
             pass
@@ -99,7 +110,7 @@ def spool(
         report.forgotten_at = stored.forgotten_at
         return Spooled(None, report)
     counts = report.redactions.secrets
-    kept = list(hidden_as_before(earlier, chain([first], messages), counts))
+    kept = list(_hidden_unless_held(earlier, known, chain([first], messages), counts))
     tally = transcript.tally
     title = hidden_title(safe_line(tally.title, TITLE_CHARS), scrubber, earlier, counts)
     header = {
@@ -134,16 +145,43 @@ def spool(
     return Spooled(path, report)
 
 
-def _stored(ctx: Context, session_id: str) -> tuple[Session | None, Followed | None]:
-    """The session as the store keeps it, and the secrets its earlier captures hid (by
-    keyed digest), when the busy database can be read at once; else none."""
+def _stored(
+    ctx: Context, session_id: str, after: int
+) -> tuple[Session | None, Followed | None, Known | None]:
+    """The session as the store keeps it, the secrets its earlier captures hid (by keyed
+    digest) and, when there are some, which messages it holds from ``after`` on (capture's
+    ``Known``), when the busy database can be read at once; else none."""
     key = known_forget_key(ctx.settings.home)
     try:
         with ctx.lock_wait(READ_WAIT_MS):
             stored = session_known_as(ctx.db, session_id, key)
-            return stored, followed_before(ctx.db, key, stored.id) if stored else None
+            earlier = followed_before(ctx.db, key, stored.id) if stored else None
+            if stored is None or earlier is None:
+                return stored, earlier, None
+            return stored, earlier, Known(message_hashes(ctx.db, stored.id, after), lambda: key)
     except DatabaseBusyError:
-        return None, None
+        return None, None, None
+
+
+def _hidden_unless_held(
+    earlier: Followed | None, known: Known | None, parsed: Iterator[Parsed], counts: Counter[str]
+) -> Iterator[Parsed]:
+    """The messages with each secret an earlier capture of the session hid hidden too
+    (``earlier``, counted in ``counts``), but for one the session holds as it was before
+    that hiding: a transcript read again from its start holds messages stored bare before
+    a later one showed the secret. Capture checks those against the store before it hides them
+    (``Known.seen``, bare or hidden); the spool did so only at replay, on the hidden text,
+    so each was stored a second time. Checked here, in capture's order, such a message is
+    left out: it is stored, and its hidden copy was all the spool could keep of it."""
+    for item in parsed:
+        hidden = item.content if earlier is None else earlier.hide(item.content, counts)
+        if known is not None:
+            held = known.seen(
+                Message(item.role, hidden, item.created_at or now_iso()), item.content
+            )
+            if held and hidden != item.content:
+                continue
+        yield replace(item, content=hidden)
 
 
 @dataclass

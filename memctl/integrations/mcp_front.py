@@ -217,12 +217,13 @@ class Front:
         self, line: bytes, ident: Any, name: str, arguments: dict[str, Any], modern: bool
     ) -> None:
         """Answer one search as the SDK would; a search that fails goes to the SDK."""
-        from memctl.integrations.mcp_search import SEARCHES
+        from memctl.integrations.mcp_search import SEARCHES, purge_if_forgotten
 
         try:
             if not self.ready.wait(READY_SECONDS) or self.ctx is None:
                 raise TimeoutError("the server's context did not open")
             with self.lock:
+                purge_if_forgotten(self.ctx)  # as the SDK's calls do (mcp_server.Door)
                 answer = SEARCHES[name](self.ctx, **arguments)
             self._send({"jsonrpc": "2.0", "id": ident, "result": tool_result(answer, modern)})
         except Exception:  # a memctl error or any other: the SDK answers, and says what it is

@@ -11,7 +11,9 @@ waits for the SDK, which answers it or names what is wrong, as before.
 
 from __future__ import annotations
 
+import gc
 import os
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -239,6 +241,35 @@ def open_context(settings: Settings) -> Context:
     return Context(settings, embedder, door="mcp")
 
 
+# The newest event each server's context has seen (``purge_if_forgotten``).
+_SEEN: weakref.WeakKeyDictionary[Context, int] = weakref.WeakKeyDictionary()
+
+
+def purge_if_forgotten(ctx: Context) -> bool:
+    """Before and after each tool call (one at a time on ``ctx``): when a memory or a
+    message left recall since the server last looked (archived, deleted, forgotten or
+    redacted, by this server or any other process: ``store.events.hidden_since``), drop
+    what this long-lived process keeps of earlier answers: recall's caches of words
+    (``retrieve.caches``), the last query's vectors and the store's connection, whose page
+    cache holds the rows it read. memctl cannot end a server its client owns, as it ends
+    the resident process; freed memory still holds the bytes of earlier answers until it
+    is reused (Python does not wipe it). The first call only notes where the events
+    stand. Whether it purged."""
+    from memctl.store.events import hidden_since, last_event
+
+    newest = last_event(ctx.db)
+    seen, _SEEN[ctx] = _SEEN.get(ctx), newest
+    if seen is None or not hidden_since(ctx.db, seen):
+        return False
+    from memctl.retrieve import caches
+
+    caches.clear()
+    ctx.forget_query()
+    ctx.close()  # opened again by the next read
+    gc.collect()  # what only a cycle still held
+    return True
+
+
 def warm(ctx: Context) -> None:
     """Load what the first search loads (numpy, the vector index, the query's vector from
     the resident process: 0.3 s of CPU and more on a busy machine) before it comes;
@@ -246,6 +277,7 @@ def warm(ctx: Context) -> None:
     process) only the modules: a session that never searches does not load the model."""
     from memctl.integrations.resident import ResidentEmbedder
 
+    purge_if_forgotten(ctx)  # where the events stand, before anything is read
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: before numpy loads
     import memctl.store.vector_index
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg

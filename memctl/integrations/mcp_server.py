@@ -241,7 +241,11 @@ class Door:
         """``work`` alone on the store; a memctl error becomes the tool's one-line error."""
         try:
             with self._one_at_a_time:
-                return work()
+                mcp_search.purge_if_forgotten(self.ctx)  # a forget by another process
+                try:
+                    return work()
+                finally:
+                    mcp_search.purge_if_forgotten(self.ctx)  # this call's own
         except MemctlError as exc:  # it may quote a value given: the host keeps its words
             said = " ".join(exc.worded(tool_word).split())
             raise ToolError(scrub(said)[0]) from exc

@@ -144,6 +144,19 @@ IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
 # (`format:check`, `test:unit`), named after a repository's name as a label
 # (`cyspbot-app-token-action: \`format:check\``), never a token.
 SCRIPT_NAME = lazy(r"[a-z]+(?::[a-z]+)+")
+# Names a label may be followed by that hold no secret (s44-leads, met in a real Codex
+# session): an OAuth URN of words (RFC 8693's ``token_type=urn:ietf:params:oauth:token-
+# type:access_token``; a URN with a random part stays a secret), a constant's or an
+# environment variable's name in capitals (``secrets: GITHUB_APP_PRIVATE_KEY``: the name
+# of a secret, not its value), and a placeholder of lower-case words naming the kind it
+# stands for (``subject_token: "oidc-token"``, ``api_key: "your-api-key"``).
+URN = lazy(r"urn:[a-z0-9-]+(?::[A-Za-z0-9._-]+)+", re.I)
+CONSTANT_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_NAME_WORD = lazy(r"[A-Z]?[a-z]+[0-9]{0,4}|[A-Z]+[0-9]{0,4}|[0-9]{1,4}")
+PLACEHOLDER = lazy(r"[a-z]+(?:-[a-z]+)+")
+_KIND_WORDS = frozenset(
+    "token key secret credential credentials password passphrase apikey jwt pat".split()
+)
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
@@ -205,15 +218,26 @@ def _reference(value: str) -> bool:
     return bool(REFERENCE.match(value)) and letters * 2 >= len(value.strip("${}()<>%"))
 
 
+def _named(value: str) -> bool:
+    """A name, not a value: a URN, a constant's name or a placeholder, each of words
+    (``URN``, ``CONSTANT_NAME``, ``PLACEHOLDER``)."""
+    if URN.fullmatch(value) or CONSTANT_NAME.fullmatch(value):
+        words = re.split(r"[-_.:]+", value)
+        return all(_NAME_WORD.fullmatch(word) for word in words if word)
+    return bool(PLACEHOLDER.fullmatch(value)) and bool(_KIND_WORDS & set(value.split("-")))
+
+
 def _keyish(value: str) -> bool:
     """A token or key: at least 6 characters, not a count (``max_tokens: 4096``), a
-    variable's name (``token = next_token``) nor a package script's (``format:check``)."""
+    variable's name (``token = next_token``), a package script's (``format:check``) nor
+    another name (``_named``)."""
     bare = value.rstrip(VALUE_END)
     return (
         len(bare) >= 6
         and not bare.isdigit()
         and not IDENTIFIER.fullmatch(bare)
         and not SCRIPT_NAME.fullmatch(bare)
+        and not _named(bare)
         and _any_value(bare)
     )
 
@@ -295,7 +319,9 @@ def _path_word(segment: str) -> bool:
 def _random_part(token: str) -> Cut:
     """The span of ``token`` left once the folders and file names of words before and
     after it are taken off (`/srv/app/<random>/cfg`): base64 holds `/`, so the match ran
-    over a whole path, and the path was hidden with the token."""
+    over a whole path, and the path was hidden with the token. What is left is vetted
+    again on its own (``find_secrets``): a short folder's name (mktemp's `tmp.SvCwX5Kyc1`)
+    was hidden beside a long file's name and shown beside a short one."""
     segments = token.split("/")
     last = len(segments)
     first = 1 if segments[0] == "" and last > 1 else 0  # the root of an absolute path
@@ -1094,7 +1120,14 @@ def find_secrets(text: str) -> list[Hit]:
                     last = _phrase_end(text, first, last)
                 cuts = [(first, last)]
                 if detector.narrow:  # the random strings' detector, the last: ``hits`` is full
-                    first, last = (first + at for at in detector.narrow(value))
+                    a, b = detector.narrow(value)
+                    if (
+                        (a, b) != (0, len(value))
+                        and detector.check
+                        and not detector.check(value[a:b])
+                    ):
+                        continue  # its random part alone is no secret (``_random_part``)
+                    first, last = first + a, first + b
                     cuts = _beside_known(text, (first, last), hits)
                 hits += [Hit(a, b, _kind(detector, text[a:b]), match.span()) for a, b in cuts]
     return _disjoint(hits)

@@ -131,6 +131,18 @@ def forgotten_since(db: Database, after_event: int) -> bool:
     )
 
 
+def hidden_since(db: Database, after_event: int) -> bool:
+    """Whether a memory or a message left recall after an event: archived or otherwise
+    moved out of ``active`` (a state event), deleted, forgotten or redacted (a delete
+    event, ``forgotten_since``'s and a soft delete's)."""
+    return bool(
+        db.value(
+            "SELECT 1 FROM events WHERE id > ? AND action IN (?, ?) LIMIT 1",
+            (after_event, str(Action.DELETE), str(Action.STATE)),
+        )
+    )
+
+
 def deleted_for_good(db: Database, memory_id: str) -> bool:
     """Whether this memory was deleted permanently here (``Writer.delete``: its row went,
     its delete event stays)."""

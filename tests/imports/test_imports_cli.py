@@ -142,3 +142,47 @@ def test_the_progress_bar_counts_memories_on_a_terminal(tmp_path: Path) -> None:
     big.write_text("".join(f'{{"content": "Fact {n}: {"x" * 90}."}}\n' for n in range(700)))
     shown = on_a_terminal(*home, "import", str(big), env={"MEMCTL_EMBEDDER": "hash"})
     assert "importing memories" in shown and "700/700" in shown
+
+
+def test_a_folder_s_path_reads_the_same_in_every_row_and_source(tmp_path: Path) -> None:
+    """s44-leads: under mktemp's folder (`tmp.SvCwX5Kyc1`, 10 random characters) the
+    table showed `deploy.md`'s path with the folder as `[REDACTED:high-entropy]` and
+    `x.txt`'s in clear: the random-string check ran over the folder's name and the file's
+    name after it (20 characters or more with `deploy`, fewer with `x`). The user's own
+    path reads as they typed it in every row and every memory's source; a folder named
+    after a token still does not (tests/test_leaks.py)."""
+    folder = tmp_path / "tmp.SvCwX5Kyc1" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").write_text("# Deploy\n\nWe deploy on Tuesdays with blue-green.\n")
+    (folder / "x.txt").write_text("We keep the staging database in eu-west-1.\n")
+    done = run_cli("import", str(folder), "--json", env=NO_LLM)
+    assert done.returncode == 0, done.stderr
+    names = [f["name"] for f in json.loads(done.stdout)["files"]]
+    assert names == [str(folder / "deploy.md"), str(folder / "x.txt")]
+    sources = {m["source"] for m in json.loads(run_cli("list", "--json").stdout)}
+    assert sources and all(s.startswith(f"file:{folder.resolve()}/") for s in sources), sources
+
+
+def test_a_folder_s_chat_json_it_cannot_take_in_is_counted_failed(tmp_path: Path) -> None:
+    """s44-leads: a generic role/content JSON met in a folder was "skipped", and the import
+    ended "0 files failed" with status 0; it fails now, counted, with an error that says
+    what to do, and that is true: `memctl ingest FILE` stores it. Other JSON (data, a
+    package's manifest) met in a folder is still passed over."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "deploy.md").write_text("We deploy on Tuesdays with blue-green.\n")
+    chat = folder / "chat.json"
+    said = [{"role": "user", "content": "We keep staging in eu-west-1."}]
+    chat.write_text(json.dumps({"messages": [*said, {"role": "assistant", "content": "Noted."}]}))
+    (folder / "package.json").write_text('{"name": "site", "version": "1.0.0"}\n')
+    done = run_cli("import", str(folder), env=NO_LLM)
+    assert done.returncode == 6, (done.stdout, done.stderr)
+    out = " ".join(done.stdout.split())
+    assert out.endswith("3 files: 1 memory imported, 0 merged, 0 skipped; 1 file failed")
+    assert "chat.json failed" in out and "`memctl ingest FILE` stores them as a session" in out
+    assert "package.json skipped" in out
+    assert (
+        done.stderr.strip().splitlines()[-1] == "memctl: error: 1 of 3 files could not be imported"
+    )
+    ingested = run_cli("ingest", str(chat), env=NO_LLM)
+    assert ingested.returncode == 0 and "2 messages read, 2 new" in ingested.stdout

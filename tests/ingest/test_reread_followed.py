@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import files_holding, run_cli
+from tests.holding import held
 
 REREAD = (
     Path(__file__).parent.parent
@@ -52,3 +53,40 @@ def test_a_package_script_named_after_a_token_labelled_repository_is_no_secret(
     assert "[tool exec_command: corepack pnpm run format:check]" in stored
     assert any("`format:check`, `typecheck`, `test`" in m for m in stored)
     assert not any("[REDACTED:secret]" in m and "pnpm" in m for m in stored)
+
+
+VALUE = "Kq7Lm2Xp9Vt4"  # said bare first, then labelled a password
+
+
+def test_a_transcript_read_again_through_the_spool_stores_no_message_twice(
+    home: Path, tmp_path: Path
+) -> None:
+    """s44-leads: the same re-read, spooled by a hook that met a busy database. The spool
+    hid the secret earlier captures hid in every message before the stored-message check
+    ran (at replay, on the hidden text), so the first message, stored bare before the
+    label showed the value, was stored again as `[REDACTED:…]`. Checked at spooling, as
+    capture checks it, it is left out; the new message is stored, hidden, and neither the
+    spool nor the new message holds the value."""
+    transcript = tmp_path / "t.jsonl"  # no newline after the last line: no read mark
+    said = [
+        ("user", f"I pasted {VALUE} into the dashboard's signing field"),
+        ("user", f"password: {VALUE}"),
+        ("assistant", f"Noted, {VALUE} is the dashboard password."),
+    ]
+    lines = [json.dumps({"role": role, "content": text}) for role, text in said]
+    transcript.write_text("\n".join(lines))
+    env = {"MEMCTL_LLM": "none"}
+    assert run_cli("ingest", str(transcript), "--wait", env=env).returncode == 0
+    stored = _messages(env)
+    assert len(stored) == 3
+    transcript.write_text(
+        "\n".join([*lines, json.dumps({"role": "user", "content": f"{VALUE} ok?"})])
+    )
+    wait = ("-c", "ingest.lock_wait_ms=300", "-c", "ingest.spawn_worker=false")
+    with held(home / "memctl.db"):
+        spooling = run_cli(*wait, "ingest", str(transcript), env=env)
+        assert "the database is busy" in spooling.stdout, spooling.stdout + spooling.stderr
+    assert files_holding(home / "spool", VALUE) == []
+    assert run_cli("maintain", env=env).returncode == 0
+    assert not list((home / "spool").iterdir())
+    assert _messages(env) == [*stored, "[REDACTED:password] ok?"]

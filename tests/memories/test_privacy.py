@@ -24,7 +24,7 @@ from memctl.memories.privacy import Redactions, high_entropy, nothing_left, open
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
-from tests.conftest import python_c
+from tests.conftest import python_c, run_cli
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 SLACK = "https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/aBcDeFgHiJkLmNoPqRsTuVwX"
@@ -203,6 +203,10 @@ SHAPES = [
     # s43-reread: words joined by colons are a script's name only without a digit
     ("api_token: `kestrel:plum5521`", "kestrel:plum5521", "secret"),
     ("API_KEY=Kestrel:Plum:Tide", "Kestrel:Plum:Tide", "secret"),
+    # s44-leads: a URN, a name in capitals or a placeholder stays a secret with a made part
+    ("token_type=urn:x:KxQmLpVtRwZ", "urn:x:KxQmLpVtRwZ", "secret"),
+    ("secret: AB12CD_EF34GH_K9Q", "AB12CD_EF34GH_K9Q", "secret"),
+    ("api_token: kestrel-plum-tide", "kestrel-plum-tide", "secret"),
     (
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
@@ -296,6 +300,12 @@ ORDINARY = [
     "gemini --max-tokens 4096 --two-pass --bypass x",
     # s43-reread: a package script named after a repository whose name holds "token"
     "- cyspbot-app-token-action: `format:check`, `typecheck`, `test`",
+    # s44-leads: an OAuth URN, a secret's name and a placeholder (a real Codex session's)
+    "token_type=urn:ietf:params:oauth:token-type:access_token",
+    "requested_token_type=urn:chikachow:github-app-installation-access-token",
+    'subject_token_type: "urn:ietf:params:oauth:token-type:id_token",',
+    "Missing required secrets: GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY",
+    'subject_token: "oidc-token",',
 ]
 
 
@@ -727,3 +737,18 @@ def test_a_passphrase_of_words_after_its_label_is_hidden_whole(text: str, shown:
     """Only the first word of ``password: horse battery staple`` was hidden."""
     assert scrub(text)[0] == shown
     assert scrub(shown)[0] == shown  # scrubbed again (the rescrub, sync's export): the same
+
+
+def test_names_after_a_label_are_remembered_as_written() -> None:
+    """s44-leads: an OAuth URN, a secret's name and a placeholder (each from a real Codex
+    session) come back from `memctl remember` as written, no `[REDACTED` and no warning."""
+    said = [
+        "The STS exchange sends token_type=urn:ietf:params:oauth:token-type:access_token",
+        "The job failed: Missing required secrets: GITHUB_APP_PRIVATE_KEY",
+        'The action test posts subject_token: "oidc-token" to the exchange',
+    ]
+    for text in said:
+        done = run_cli("remember", text)
+        assert done.returncode == 0 and "REDACTED" not in done.stderr, done.stderr
+    listed = run_cli("list", "--json")
+    assert sorted(m["content"] for m in json.loads(listed.stdout)) == sorted(said)

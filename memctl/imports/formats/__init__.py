@@ -11,6 +11,7 @@ file that looks like JSON but is none of these is refused rather than imported a
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 
 from memctl.errors import InputError
@@ -29,6 +30,7 @@ from memctl.imports.formats import (
     whatsapp,
 )
 from memctl.imports.formats.base import Kind, looks_like_json
+from memctl.lazy_re import lazy
 
 ORDER: tuple[ModuleType, ...] = (
     chatgpt,
@@ -45,6 +47,14 @@ ORDER: tuple[ModuleType, ...] = (
     markdown,
 )
 JSON_FORMATS = (chatgpt, claude_ai, mem0, memctl_jsonl)
+# Generic chat messages, ``{"role": ..., "content": ...}``: what `memctl ingest` reads as a
+# ``generic`` transcript, and import does not (it may as well be data as a chat)
+ROLE_CONTENT = lazy(r'"role"\s*:.*?"content"\s*:|"content"\s*:.*?"role"\s*:', re.S)
+
+
+class ChatNotImportedError(InputError):
+    """A JSON file of chat messages import does not take in: met in a folder, it fails (the
+    user asked for it, and `memctl ingest` takes it), where other JSON is passed over."""
 
 
 def detect(name: str, head: str) -> ModuleType:
@@ -52,6 +62,11 @@ def detect(name: str, head: str) -> ModuleType:
     found = next(module for module in ORDER if module.looks_like(name, head))
     if found is markdown and looks_like_json(name, head):
         known = ", ".join(m.NAME for m in JSON_FORMATS)
+        if ROLE_CONTENT.search(head):
+            raise ChatNotImportedError(
+                f"{name} holds chat messages (role and content), not a format memctl imports "
+                f"({known}); `memctl ingest FILE` stores them as a session"
+            )
         raise InputError(
             f"{name} looks like JSON, but is not a format memctl imports ({known}); "
             "a conversation transcript goes to `memctl ingest`"
@@ -64,4 +79,4 @@ def label(module: ModuleType, name: str) -> str:
     return markdown.label(name) if module is markdown else str(module.NAME)
 
 
-__all__ = ["Kind", "ORDER", "detect", "label"]
+__all__ = ["ChatNotImportedError", "Kind", "ORDER", "detect", "label"]
