@@ -146,17 +146,14 @@ IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
 SCRIPT_NAME = lazy(r"[a-z]+(?::[a-z]+)+")
 # Names a label may be followed by that hold no secret (s44-leads, met in a real Codex
 # session): an OAuth URN of words (RFC 8693's ``token_type=urn:ietf:params:oauth:token-
-# type:access_token``; a URN with a random part stays a secret), a constant's or an
+# type:access_token``; a URN with a random part stays a secret) and a constant's or an
 # environment variable's name in capitals (``secrets: GITHUB_APP_PRIVATE_KEY``: the name
-# of a secret, not its value), and a placeholder of lower-case words naming the kind it
-# stands for (``subject_token: "oidc-token"``, ``api_key: "your-api-key"``).
+# of a secret, not its value). A value of lowercase words (``subject_token:
+# "oidc-token"``) stays hidden: a test's placeholder and a weak real secret
+# (``secret: dev-secret``) look alike, and hiding a placeholder loses nothing.
 URN = lazy(r"urn:[a-z0-9-]+(?::[A-Za-z0-9._-]+)+", re.I)
 CONSTANT_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NAME_WORD = lazy(r"[A-Z]?[a-z]+[0-9]{0,4}|[A-Z]+[0-9]{0,4}|[0-9]{1,4}")
-PLACEHOLDER = lazy(r"[a-z]+(?:-[a-z]+)+")
-_KIND_WORDS = frozenset(
-    "token key secret credential credentials password passphrase apikey jwt pat".split()
-)
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
@@ -219,12 +216,11 @@ def _reference(value: str) -> bool:
 
 
 def _named(value: str) -> bool:
-    """A name, not a value: a URN, a constant's name or a placeholder, each of words
-    (``URN``, ``CONSTANT_NAME``, ``PLACEHOLDER``)."""
-    if URN.fullmatch(value) or CONSTANT_NAME.fullmatch(value):
-        words = re.split(r"[-_.:]+", value)
-        return all(_NAME_WORD.fullmatch(word) for word in words if word)
-    return bool(PLACEHOLDER.fullmatch(value)) and bool(_KIND_WORDS & set(value.split("-")))
+    """A name, not a value: a URN or a constant's name, each of words (``URN``,
+    ``CONSTANT_NAME``)."""
+    if not (URN.fullmatch(value) or CONSTANT_NAME.fullmatch(value)):
+        return False
+    return all(_NAME_WORD.fullmatch(word) for word in re.split(r"[-_.:]+", value) if word)
 
 
 def _keyish(value: str) -> bool:
