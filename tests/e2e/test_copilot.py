@@ -44,6 +44,9 @@ def world(tmp_path: Path) -> Iterator[World]:
             # the binary unpacks its package (235 MB) at its first run into its cache dir
             # (XDG_CACHE_HOME, one a test): once beside the clients instead (~1.5 CPU-s)
             "COPILOT_PKG_CACHE_HOME": str(CLIENTS / "copilot-cache"),
+            # its offline mode (for a provider of one's own): no GitHub sign-in, feature
+            # flags or update checks tried and waited for
+            "COPILOT_OFFLINE": "true",
         }
         yield world
 
