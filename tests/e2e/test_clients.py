@@ -414,7 +414,12 @@ def opencode_talks_to_the_scripted_model(world: World) -> None:
     config.parent.mkdir(parents=True)
     provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
     settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
-    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    # no git snapshot of the project at each step (OpenCode's undo), no file watcher, no
+    # built-in provider plugins: OpenCode's own work, none of it memctl's
+    quiet = {"autoupdate": False, "share": "disabled", "snapshot": False}
+    config.write_text(json.dumps({**settings, **quiet}))
+    world.env["OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER"] = "1"
+    world.env["OPENCODE_DISABLE_DEFAULT_PLUGINS"] = "1"
 
 
 @contextmanager

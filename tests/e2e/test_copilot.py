@@ -2,8 +2,9 @@
 --per-prompt` in a temporary HOME, against the scripted model on loopback as its own
 provider (BYOK: ``COPILOT_PROVIDER_BASE_URL``, Chat Completions), so no GitHub login.
 scripts/install-clients installs it; without it the test skips and says so. One run of the
-CLI (~6 CPU-s): each hook, the MCP server and the capture in it; a first run before it
-(~4 CPU-s), whose work the second starts with and whose refused command is kept as such.
+CLI (~1.2 CPU-s of its own in its offline mode, ~4 without): each hook, the MCP server and the
+capture in it; a first run before it (as much), whose work the second starts with and whose
+refused command is kept as such.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ def world(tmp_path: Path) -> Iterator[World]:
             # the binary unpacks its package (235 MB) at its first run into its cache dir
             # (XDG_CACHE_HOME, one a test): once beside the clients instead (~1.5 CPU-s)
             "COPILOT_PKG_CACHE_HOME": str(CLIENTS / "copilot-cache"),
+            # its offline mode (for a provider of one's own: no GitHub login, no update):
+            # ~2 CPU-s less a run, 5-11 fewer processes of its own
+            "COPILOT_OFFLINE": "true",
         }
         yield world
 
