@@ -55,7 +55,8 @@ created inside a time the query names.
   holding it: the store knows what the query names, however the question is
   phrased ("What is Caroline's identity?" shares no other word with the answer).
 - None of these rules counts for a memory whose only part of the query is a name it
-  writes capitalised (not a common one), when the query asks about more and the memory,
+  writes capitalised (one fewer than ``anchor_memories`` mention), when the query asks
+  about more and the memory,
   far in meaning from the rest of it, holds none of its other words (``name_alone``):
   "What is Nadia Okafor's phone number?" beside "Nadia Okafor owns the billing service".
   The store knows the name, not what is asked of it.
@@ -524,13 +525,14 @@ def name_alone(run: Run, candidate: Candidate) -> str | None:
     billing service" (its cosine, 0.6, is the name's). The store knows who the query names,
     not what it asks of them (docs/benchmarks.md, "Questions naming what the store knows").
     A name is written capitalised, not in capitals only (as for ``anchors``: "CLI", "PR"
-    are as often a topic), and is none of the store's common names (``common_name_share``:
-    counted too, LoCoMo's speakers cost the per-prompt block evidence on both halves, and
-    "Tidepool", in a third of the Quick start's memories, is one). The memory holds none
-    of the query's other words (as ``coverage`` counts them: a stem, or a word of the
-    vocabulary standing for one) and is far in meaning from the query without its names
-    (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
-    names = {n for n in run.query.names if n != n.upper()} - run.common_names
+    are as often a topic), and fewer than ``anchor_memories`` memories mention it: one the
+    store knows well is left to the names rule (counting those too, LoCoMo's tune half and
+    its adversarial questions lost a question each, and the per-prompt block one; so
+    "Tidepool", in 5 of the Quick start's 15 memories, still makes them clear). The memory
+    holds none of the query's other words (as ``coverage`` counts them: a stem, or a word
+    of the vocabulary standing for one) and is far in meaning from the query without its
+    names (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
+    names = {n for n in run.query.names if n != n.upper()} - run.anchors
     if not names:
         return None
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
