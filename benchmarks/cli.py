@@ -283,10 +283,11 @@ def paraphrase(
         print_json(rows)
         return
     table = Table(title="Paraphrase questions and unrelated ones (tune: odd ids, check: even)")
-    for column in rows[0] if rows else []:
+    columns = list(dict.fromkeys(column for row in rows for column in row))  # named: memctl's
+    for column in columns:
         table.add_column(column, justify="right" if column != "retriever" else "left")
     for row in rows:
-        table.add_row(*(str(value) for value in row.values()))
+        table.add_row(*(str(row.get(column, "-")) for column in columns))
     console.print(table)
 
 

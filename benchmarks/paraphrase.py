@@ -18,12 +18,19 @@ change that only helps the tuned half shows. With ``--details``, each fact
 memctl misses also says where it was lost, as ``memctl recall --why-not``
 tells it (``where_lost``): never a candidate, dropped by a stage, or ranked below
 the rows shown.
+
+The named questions (``named_unanswered.jsonl``, when present) each name a person, project,
+place or tool a fact names and ask for something no fact states ("What is Nadia Okafor's
+phone number?"). They are asked of memctl alone, in every store as the unrelated ones are;
+their row says the share whose results hold a clear match (``named clear``) and whose
+first result is clear (``named clear@1``): a clear match is what the per-prompt hook
+injects, and none of them has an answer to give.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -140,6 +147,9 @@ class Tally:
     empty: dict[tuple[str, str], int] = field(default_factory=dict)
     unrelated: dict[tuple[str, str], int] = field(default_factory=dict)
     answered: dict[tuple[str, str], int] = field(default_factory=dict)
+    named: dict[tuple[str, str], int] = field(default_factory=dict)
+    named_clear: dict[tuple[str, str], int] = field(default_factory=dict)
+    named_first: dict[tuple[str, str], int] = field(default_factory=dict)
     # one record per question asked: what each retriever's top K were (``--details``)
     per_question: list[dict[str, object]] = field(default_factory=list)
     lost: bool = False  # where each fact memctl misses was lost, in its record (``where_lost``)
@@ -152,20 +162,24 @@ class Tally:
         for name, half in sorted(self.asked):
             key = (name, half)
             asked, unrelated = self.asked[key], self.unrelated.get(key, 0)
-            rows.append(
-                {
-                    "store": size,
-                    "retriever": name,
-                    "half": half,
-                    "paraphrases": asked,
-                    f"found@{K}": round(100 * self.found.get(key, 0) / asked, 1),
-                    "empty": round(100 * self.empty.get(key, 0) / asked, 1),
-                    "unrelated": unrelated,
-                    "unrelated answered": round(100 * self.answered.get(key, 0) / unrelated, 1)
-                    if unrelated
-                    else 0.0,
-                }
-            )
+            named = self.named.get(key, 0)
+            row: dict[str, object] = {
+                "store": size,
+                "retriever": name,
+                "half": half,
+                "paraphrases": asked,
+                f"found@{K}": round(100 * self.found.get(key, 0) / asked, 1),
+                "empty": round(100 * self.empty.get(key, 0) / asked, 1),
+                "unrelated": unrelated,
+                "unrelated answered": round(100 * self.answered.get(key, 0) / unrelated, 1)
+                if unrelated
+                else 0.0,
+            }
+            if named:
+                row["named"] = named
+                row["named clear"] = round(100 * self.named_clear.get(key, 0) / named, 1)
+                row["named clear@1"] = round(100 * self.named_first.get(key, 0) / named, 1)
+            rows.append(row)
         return rows
 
 
@@ -176,6 +190,7 @@ def ask(
     unrelated: list[tuple[str, str]],
     retrievers: dict[str, Retriever],
     tally: Tally,
+    named_questions: Sequence[tuple[str, str]] = (),
 ) -> None:
     """One store of ``facts`` and ``distractors``; every question asked of every retriever."""
     now = datetime.now(UTC).replace(microsecond=0)
@@ -214,8 +229,23 @@ def ask(
                 tally.add(tally.answered, key, bool(found))
                 top = [named.get(i, i) for i in found[:K]]
                 tally.per_question.append(_detail(size, name, identifier, top))
+            if retriever is memctl_recall:
+                for identifier, question in named_questions:
+                    labels = clear_labels(ctx, Question(question, now))
+                    key = (name, half_of(identifier))
+                    tally.add(tally.named, key)
+                    tally.add(tally.named_clear, key, any(labels))
+                    tally.add(tally.named_first, key, bool(labels) and labels[0])
     finally:
         stores.discard(ctx)
+
+
+def clear_labels(ctx: Context, question: Question) -> list[bool]:
+    """Whether each of recall's results (as ``memctl_recall`` runs it) is a clear match."""
+    from memctl.retrieve.pipeline import recall
+
+    found = recall(ctx, question.text, DEPTH, now=question.now, touch=False)
+    return [r.clear for r in found.results]
 
 
 def where_lost(ctx: Context, question: Question, memory_id: str) -> dict[str, object]:
@@ -247,6 +277,8 @@ def run(
     """One row per store size, retriever and half; ``details`` gets a record per question."""
     facts = load_facts(data / "facts.jsonl")
     unrelated = load_unrelated(data / "unrelated.jsonl")
+    named_path = data / "named_unanswered.jsonl"
+    named = load_unrelated(named_path) if named_path.is_file() else []
     largest = max(sizes) - len(facts)
     pool = []
     if largest > 0:
@@ -258,7 +290,7 @@ def run(
             if size <= SMALL:
                 for start in range(0, len(facts), size):
                     group = facts[start : start + size]
-                    ask(stores, group, [], unrelated, retrievers, tally)
+                    ask(stores, group, [], unrelated, retrievers, tally, named)
             else:
                 needed = size - len(facts)
                 if needed > len(pool):
@@ -266,7 +298,7 @@ def run(
                         f"a store of {size} needs {needed} distractor turns; "
                         f"--distractors gave {len(pool)}"
                     )
-                ask(stores, facts, pool[:needed], unrelated, retrievers, tally)
+                ask(stores, facts, pool[:needed], unrelated, retrievers, tally, named)
             rows += tally.rows(size)
             if details is not None:
                 details += tally.per_question

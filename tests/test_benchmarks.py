@@ -777,6 +777,45 @@ def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
         paraphrase.run(settings, cache, [40], [], dict(BASELINES), data)
 
 
+def test_paraphrase_reports_named_questions_given_a_clear_match_for_memctl_alone(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    """A question naming someone a fact names, asking what no fact says: memctl's rows
+    count it, per half and store, with the share given a clear match and a clear first."""
+    from benchmarks import paraphrase
+
+    data = tmp_path / "para"
+    data.mkdir()
+    facts = [
+        ("f001", "Priya Raman reviews every database migration", "who signs off schema changes?"),
+        ("f002", "The office is in Lisbon", "where do we work from?"),
+    ]
+    (data / "facts.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "fact": f, "question": q, "kind": "stack"}) + "\n"
+            for i, f, q in facts
+        )
+    )
+    (data / "unrelated.jsonl").write_text(
+        json.dumps({"id": "u001", "question": "who won the world cup final"}) + "\n"
+    )
+    named = [
+        ("n001", "What is Priya Raman's phone number?"),
+        ("n002", "Is the Lisbon office open?"),
+    ]
+    (data / "named_unanswered.jsonl").write_text(
+        "".join(json.dumps({"id": i, "question": q}) + "\n" for i, q in named)
+    )
+    settings, cache = fast
+    rows = paraphrase.run(settings, cache, [1, 2], [], dict(BASELINES), data)
+    by = {(r["store"], r["retriever"], r["half"]): r for r in rows}
+    assert by[(1, "memctl", "tune")]["named"] == 2  # asked of each one-fact store
+    assert by[(2, "memctl", "check")]["named"] == 1
+    for key in [(1, "memctl", "tune"), (2, "memctl", "check")]:
+        assert 0.0 <= by[key]["named clear@1"] <= by[key]["named clear"] <= 100.0
+    assert "named" not in by[(2, "vector", "tune")]  # labels are memctl's
+
+
 def test_paraphrase_details_say_where_a_missed_fact_was_lost(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:

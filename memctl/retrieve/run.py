@@ -210,6 +210,9 @@ class Run:
     # matches and provenance ask again for candidates fuse measured)
     shares: dict[str, float] = field(default_factory=dict)
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
+    # the query without its names (fuse.name_alone): its vector's scores, once embedded
+    unnamed: Scores | None = None
+    unnamed_embedded: bool = False
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     # the query's names most memories mention: the vector legs embed the query without them
     common_names: frozenset[str] = frozenset()

@@ -54,6 +54,12 @@ created inside a time the query names.
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
   phrased ("What is Caroline's identity?" shares no other word with the answer).
+- None of these rules counts for a memory whose only part of the query is a name it
+  writes capitalised (one fewer than ``anchor_memories`` mention), when the query asks
+  about more and the memory,
+  far in meaning from the rest of it, holds none of its other words (``name_alone``):
+  "What is Nadia Okafor's phone number?" beside "Nadia Okafor owns the billing service".
+  The store knows the name, not what is asked of it.
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded, an untranslated query
@@ -99,7 +105,7 @@ from memctl.retrieve.echo import echo_why
 from memctl.retrieve.letters import letters_between
 from memctl.retrieve.named_projects import names_project, question_words
 from memctl.retrieve.passages import PASSAGE_CHARS, measured, passages
-from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
+from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, without_names
 from memctl.retrieve.run import (
     DROPPED,
     KEPT,
@@ -506,6 +512,81 @@ def anchor_in(run: Run, candidate: Candidate) -> str | None:
     return next((name for name in sorted(run.anchors) if name_pattern(name).search(text)), None)
 
 
+# The cosine to the query with its names left out under which a memory holding one of them,
+# and none of the query's other words, says nothing of what is asked (name_alone). The named
+# questions' tune half (benchmarks/paraphrase/named_unanswered.jsonl, at 1,000 memories):
+# 0.04-0.24; a real question's answer in other words than its question reaches 0.34.
+UNNAMED_FLOOR = 0.25
+
+
+def name_alone(run: Run, candidate: Candidate) -> str | None:
+    """The query's name that is all a memory shares with a query asking about more than its
+    names, if any: "What is Nadia Okafor's phone number?" beside "Nadia Okafor owns the
+    billing service" (its cosine, 0.6, is the name's). The store knows who the query names,
+    not what it asks of them (docs/benchmarks.md, "Questions naming what the store knows").
+    A name is written capitalised, not in capitals only (as for ``anchors``: "CLI", "PR"
+    are as often a topic), and fewer than ``anchor_memories`` memories mention it: one the
+    store knows well is left to the names rule (counting those too, LoCoMo's tune half and
+    its adversarial questions lost a question each, and the per-prompt block one; so
+    "Tidepool", in 5 of the Quick start's 15 memories, still makes them clear). The memory
+    holds none of the query's other words (as ``coverage`` counts them: a stem, or a word
+    of the vocabulary standing for one) and is far in meaning from the query without its
+    names (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
+    names = {n for n in run.query.names if n != n.upper()} - run.anchors
+    if not names:
+        return None
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    held = next((name for name in sorted(names) if name_pattern(name).search(text)), None)
+    if held is None:
+        return None
+    in_names = {
+        part.lower()
+        for name in run.query.names
+        for word in WORD.findall(name)
+        for part in (word, *split_identifier(word))
+    }
+    others = [w for w in run.word_weights if w.lower() not in in_names]
+    if not others or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
+        return None  # "Who is Nadia Okafor?" asks about the name itself
+    rest = unnamed_similarity(run, candidate, frozenset(names))
+    return held if rest is not None and rest < UNNAMED_FLOOR else None
+
+
+def holds_any(run: Run, text: str, words: list[str]) -> bool:
+    """Whether ``text`` holds one of the query's ``words`` as ``coverage`` counts them."""
+    synonyms = run.query.synonyms
+    beginnings = stem_beginnings(
+        (*words, *(p for word in words for phrase in synonyms.get(word, ()) for p in phrase))
+    )
+    everywhere, plain = asked_stems(text.lower(), beginnings)
+    found = everywhere | plain
+    return any(
+        stem(word.lower()) in found
+        or any(all(stem(p) in found for p in phrase) for phrase in synonyms.get(word, ()))
+        for word in words
+    )
+
+
+def unnamed_similarity(run: Run, candidate: Candidate, names: frozenset[str]) -> float | None:
+    """The memory's cosine to the query with ``names`` left out, embedded once a run (None:
+    no vector to compare)."""
+    if run.index is None or candidate.is_message:
+        return None
+    if not run.unnamed_embedded:
+        run.unnamed_embedded = True
+        text = without_names(run.query.text, names)
+        if text != run.query.text and run.scores is not None:
+            from memctl.store.vector_query import Scores
+
+            (vector,) = run.ctx.embedder.embed([text])
+            run.unnamed = Scores(run.index, vector)
+    if run.unnamed is None:
+        return None
+    from memctl.store.vector_query import similarities_of
+
+    return similarities_of(run.index, run.unnamed, [candidate.id]).get(candidate.id)
+
+
 @functools.lru_cache(maxsize=256)
 def name_pattern(name: str) -> re.Pattern[str]:
     """``name``'s words in a row, as written, as whole words; in any case when a word of it
@@ -711,6 +792,12 @@ def evidence(
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else blank) + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
+    alone = name_alone(run, candidate)
+    if alone is not None:  # its closeness in meaning and its words are the name's
+        return SUPPORTS, (
+            f"{seen}, holds {quoted_word(run.query.text, alone)} and none of the query's "
+            "other words: the store knows the name, not what is asked of it"
+        )
     strength = relevance_strength(run, cosine, share)
     if abroad:  # words a message of another project shares with the query weigh less
         strength *= ABROAD_WORDS
