@@ -185,16 +185,26 @@ class Front:
             self.sdk_wanted.set()
 
     def _read_wire(self) -> None:
-        for line in self.wire_in:
-            if not self.sdk_reading:
-                if self._search_early(line):
-                    continue  # answered by the front, never by the SDK
-                if not self._answer_early(line) and _is_request(line):
-                    self.sdk_wanted.set()  # a request only the SDK answers: load it now
-            else:
-                self._note(line)
-            self.lines.put(line)
-        self.lines.put(None)
+        """The client's lines, to the SDK's queue, then its end (None): however the
+        connection ends. Node and Bun give a server socketpairs, not pipes (Claude Code,
+        Copilot CLI, OpenCode): a client that leaves with an answer unread makes the read
+        fail with ECONNRESET, not EOF, and a write to it fails (EPIPE). Without the end in
+        the queue the SDK waited for a line forever: a server idle, the store open, after
+        its client had gone."""
+        try:
+            for line in self.wire_in:
+                if not self.sdk_reading:
+                    if self._search_early(line):
+                        continue  # answered by the front, never by the SDK
+                    if not self._answer_early(line) and _is_request(line):
+                        self.sdk_wanted.set()  # a request only the SDK answers: load it now
+                else:
+                    self._note(line)
+                self.lines.put(line)
+        except OSError:  # the client is gone: nothing to warm for, the SDK reads the end
+            self.sdk_wanted.set()
+        finally:
+            self.lines.put(None)
 
     def _search_early(self, line: bytes) -> bool:
         """Whether ``line`` is a search the front answers (in a thread of its own)."""
@@ -326,8 +336,11 @@ class Front:
         else:
             data = text.encode()
             with self.write_lock:
-                while data:
-                    data = data[os.write(self.wire_out, data) :]
+                try:
+                    while data:
+                        data = data[os.write(self.wire_out, data) :]
+                except OSError:
+                    pass  # the client is gone (EPIPE): its end is read next, and the SDK exits
         if answer is not None:
             self._learn(*answer)
         return len(text)
