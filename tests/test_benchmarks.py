@@ -740,19 +740,10 @@ def test_experiments_rank_through_the_store_and_neighbours_share_scores(
 # Paraphrases
 
 
-def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
-    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
-) -> None:
-    from benchmarks import paraphrase
-
+def paraphrase_data(tmp_path: Path, facts: list[tuple[str, str, str]]) -> Path:
+    """A paraphrase data folder: ``facts`` (id, fact, question) and one unrelated question."""
     data = tmp_path / "para"
     data.mkdir()
-    facts = [
-        ("f001", "Deploys go out with make release from main", "how do we ship?"),
-        ("f002", "Priya reviews every database migration", "who signs off schema changes?"),
-        ("f003", "The office is in Lisbon", "where do we work from?"),
-        ("f004", "Stand-up is at 9:30 every weekday", "when is the daily sync?"),
-    ]
     (data / "facts.jsonl").write_text(
         "".join(
             json.dumps({"id": i, "fact": f, "question": q, "kind": "stack"}) + "\n"
@@ -761,6 +752,23 @@ def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
     )
     (data / "unrelated.jsonl").write_text(
         json.dumps({"id": "u001", "question": "who won the world cup final"}) + "\n"
+    )
+    return data
+
+
+def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from benchmarks import paraphrase
+
+    data = paraphrase_data(
+        tmp_path,
+        [
+            ("f001", "Deploys go out with make release from main", "how do we ship?"),
+            ("f002", "Priya reviews every database migration", "who signs off schema changes?"),
+            ("f003", "The office is in Lisbon", "where do we work from?"),
+            ("f004", "Stand-up is at 9:30 every weekday", "when is the daily sync?"),
+        ],
     )
     settings, cache = fast
     rows = paraphrase.run(
@@ -784,20 +792,16 @@ def test_paraphrase_reports_named_questions_given_a_clear_match_for_memctl_alone
     count it, per half and store, with the share given a clear match and a clear first."""
     from benchmarks import paraphrase
 
-    data = tmp_path / "para"
-    data.mkdir()
-    facts = [
-        ("f001", "Priya Raman reviews every database migration", "who signs off schema changes?"),
-        ("f002", "The office is in Lisbon", "where do we work from?"),
-    ]
-    (data / "facts.jsonl").write_text(
-        "".join(
-            json.dumps({"id": i, "fact": f, "question": q, "kind": "stack"}) + "\n"
-            for i, f, q in facts
-        )
-    )
-    (data / "unrelated.jsonl").write_text(
-        json.dumps({"id": "u001", "question": "who won the world cup final"}) + "\n"
+    data = paraphrase_data(
+        tmp_path,
+        [
+            (
+                "f001",
+                "Priya Raman reviews every database migration",
+                "who signs off schema changes?",
+            ),
+            ("f002", "The office is in Lisbon", "where do we work from?"),
+        ],
     )
     named = [
         ("n001", "What is Priya Raman's phone number?"),
