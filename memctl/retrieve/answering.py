@@ -36,7 +36,7 @@ a row's own text: its budget is unchanged).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
@@ -86,6 +86,9 @@ class Answering:
     message: str  # SESSION#N
     text: str
     cosine: float  # the member's (a question's, for its reply), by its closest stored part
+    # the member's sentences from the first shown on (``past_shown`` shows the next ones)
+    rest: tuple[str, ...] = field(default=(), compare=False)
+    reply: bool = False  # a reply's (``Member.reply``): its turn's next message may say more
 
     def to_dict(self) -> dict[str, object]:
         return {"message": self.message, "text": self.text, "cosine": round(self.cosine, 3)}
@@ -261,5 +264,41 @@ def answering(
         pieces = member_sentences(content, member.part, parts)
         if pieces:
             best = opening(pieces) if member.reply else best_sentence(pieces, weights)
-            found[memory_id] = Answering(member.key, shown(pieces, best), member.cosine)
+            text, rest = shown(pieces, best), tuple(pieces[best:])
+            found[memory_id] = Answering(member.key, text, member.cosine, rest, member.reply)
     return found
+
+
+def said_in(text: str, others: list[str]) -> bool:
+    """Whether one of ``others`` (the texts a result shows already) says ``text``."""
+    return any(said_already(text, other) for other in others)
+
+
+def past_shown(db: Database, found: Answering, others: list[str]) -> Answering | None:
+    """``found``, or when another row of the result shows its text already (``others``: the
+    rows' own texts, the ``from`` of the rows above), the next thing it has not shown: its
+    sentences from the first none of ``others`` says, else (a reply's) its turn's next
+    message saying something, from its opening; None when nothing new is left. An ask and
+    its reply both in the top 5 showed the reply's opening twice (docs/benchmarks.md, "A
+    row's from that another row shows already")."""
+    if not said_in(found.text, others):
+        return found
+    rest = [piece for piece in found.rest if not said_in(piece, others)]
+    if rest:
+        return Answering(found.message, shown(rest, 0), found.cosine, tuple(rest), found.reply)
+    key = reply_to(db, found.message, said_only=True) if found.reply else None
+    if key is None:
+        return None
+    said = "\n".join(
+        line
+        for line in get_message(db, key).content.splitlines()
+        if not line.strip().startswith(TOOL_NOTE)
+    )
+    pieces = [" ".join(s.split()) for s in sentences(said)]
+    pieces = [p for p in pieces if p]
+    if not pieces:
+        return None
+    start = opening(pieces)
+    return past_shown(
+        db, Answering(key, shown(pieces, start), found.cosine, tuple(pieces[start:]), True), others
+    )

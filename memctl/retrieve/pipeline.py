@@ -30,7 +30,14 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory, Role, State, format_time, now_iso, parse_time
-from memctl.retrieve.answering import Answering, Parts, announces, answering, said_already
+from memctl.retrieve.answering import (
+    Answering,
+    Parts,
+    announces,
+    answering,
+    past_shown,
+    said_already,
+)
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import (
@@ -368,12 +375,16 @@ def recall(
     texts = {r.memory.id: r.memory.content for r in results}
     answered = turns(run, [r.memory for r in results], calls) if calls else {}
     answered |= answering(run, members, answers, texts) if answers else {}
+    kept: list[str] = []  # the ``from`` of the rows above
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)
         # a fact that is its message's sentence, a digest quoting it, say it already: not twice
-        said = found is not None and said_already(found.text, item.memory.content)
-        item.answering = None if said else found
+        if found is not None and not said_already(found.text, item.memory.content):
+            # nor what another row shows: its own text, or the from of a row above
+            others = [t for memory_id, t in texts.items() if memory_id != item.memory.id]
+            item.answering = past_shown(ctx.db, found, [*others, *kept])
+        kept += [item.answering.text] if item.answering else []
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 
