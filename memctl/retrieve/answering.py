@@ -275,8 +275,8 @@ def said_in(text: str, others: list[str]) -> bool:
 
 
 def past_shown(db: Database, found: Answering, others: list[str]) -> Answering | None:
-    """``found``, or when another row of the result shows its text already (``others``: the
-    rows' own texts, the ``from`` of the rows above), the next thing it has not shown: its
+    """``found``, or when a row above it shows its text already (``others``: their own
+    texts and their ``from``), the next thing none of them shows: its
     sentences from the first none of ``others`` says, else (a reply's) its turn's next
     message saying something, from its opening; None when nothing new is left. An ask and
     its reply both in the top 5 showed the reply's opening twice (docs/benchmarks.md, "A

@@ -375,16 +375,15 @@ def recall(
     texts = {r.memory.id: r.memory.content for r in results}
     answered = turns(run, [r.memory for r in results], calls) if calls else {}
     answered |= answering(run, members, answers, texts) if answers else {}
-    kept: list[str] = []  # the ``from`` of the rows above
+    above: list[str] = []  # what the rows above show: their text, their ``from``
     for item in results:
         item.source_time = times.get(item.memory.id)
         found = answered.get(item.memory.id)
         # a fact that is its message's sentence, a digest quoting it, say it already: not twice
         if found is not None and not said_already(found.text, item.memory.content):
-            # nor what another row shows: its own text, or the from of a row above
-            others = [t for memory_id, t in texts.items() if memory_id != item.memory.id]
-            item.answering = past_shown(ctx.db, found, [*others, *kept])
-        kept += [item.answering.text] if item.answering else []
+            # nor what a row above shows: the higher-ranked row keeps it
+            item.answering = past_shown(ctx.db, found, above)
+        above += [item.memory.content, *([item.answering.text] if item.answering else [])]
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 

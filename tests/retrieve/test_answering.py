@@ -297,7 +297,8 @@ def test_a_member_saying_something_before_its_next_step_is_kept() -> None:
 
 
 # A user's ask and its reply, both among the rows: the ask's from showed the reply's opening
-# the reply's own row shows (91 of 382 studied questions), and shows what comes next instead
+# the reply's own row above it shows (91 of 382 studied questions), and shows what comes
+# next instead (the higher-ranked row keeps the text)
 CHOSEN = "We chose PostgreSQL for the billing service, since its ledger needs transactions."
 NEXT = "I also set the connection pool to twenty, which the load test held."
 CHOSE = [
@@ -317,7 +318,8 @@ def test_a_from_another_row_shows_already_gives_way_to_what_comes_next(
         question = "what database did we pick for billing?"
         found = recall(on, question, touch=False, sessions=True, answers=parts)
     rows = {r.memory.id: r for r in found.results}
-    assert {"s9#1", "s9#2"} <= set(rows)
+    ranks = [r.memory.id for r in found.results]
+    assert {"s9#1", "s9#2"} <= set(rows) and ranks.index("s9#2") < ranks.index("s9#1")
     ask = rows["s9#1"].answering
     # not the reply's text, which its own row shows: the turn's next message saying something
     assert ask is not None and ask.text != CHOSEN
