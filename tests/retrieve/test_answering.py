@@ -20,6 +20,7 @@ from memctl.retrieve.answering import (
     Answering,
     Member,
     announces,
+    answering,
     answering_member,
     best_sentence,
     opening,
@@ -201,13 +202,16 @@ CHECKED = [
 def shown_from(
     embedder: Embedder, turns: list[tuple[Role, str]], name: str, question: str, row_id: str
 ) -> Answering | None:
-    """What the row ``row_id`` of a recall of ``question`` over the session ``turns`` shows
-    as its ``from``."""
+    """What the row ``row_id`` of a recall of ``question`` over the session ``turns`` stands
+    for as its ``from``: before the rows above it take what they show already (the reply's
+    own row ranks above it in a session this small; ``past_shown``)."""
     with Context(load_settings(overrides={"recall.message_vectors": True}), embedder) as on:
         _session(on, turns, name)
         embed_messages(on.db, on.embedder, 100)
         found = recall(on, question, touch=False, sessions=True, answers=parts)
-    return next(r for r in found.results if r.memory.id == row_id).answering
+        texts = {r.memory.id: r.memory.content for r in found.results}
+        assert row_id in texts
+        return answering(found.run, {row_id: [row_id]}, parts, texts).get(row_id)
 
 
 def test_an_announcements_row_shows_the_message_saying_what_came_of_it(
