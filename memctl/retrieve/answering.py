@@ -276,11 +276,11 @@ def said_in(text: str, others: list[str]) -> bool:
 
 def past_shown(db: Database, found: Answering, others: list[str]) -> Answering | None:
     """``found``, or when a row above it shows its text already (``others``: their own
-    texts and their ``from``), the next thing none of them shows: its
-    sentences from the first none of ``others`` says, else (a reply's) its turn's next
-    message saying something, from its opening; None when nothing new is left. An ask and
-    its reply both in the top 5 showed the reply's opening twice (docs/benchmarks.md, "A
-    row's from that another row shows already")."""
+    texts and their ``from``), the next thing none of them shows: its sentences from the
+    first none of ``others`` says, else (a reply's) its turn's next message saying
+    something, from its opening; None when nothing new is left. An ask and its reply both
+    in the top 5 showed the reply's opening twice (docs/benchmarks.md, "A row's from that
+    a row above shows already gives way to what comes next")."""
     if not said_in(found.text, others):
         return found
     rest = [piece for piece in found.rest if not said_in(piece, others)]
