@@ -19,7 +19,7 @@ from memctl.maintain.pipeline import maintain
 from memctl.model import Message, Role, Session
 from memctl.retrieve.excerpt import query_words
 from memctl.retrieve.pipeline import recall
-from memctl.retrieve.turns import TurnCall, worded
+from memctl.retrieve.turns import TurnCall, turns, worded
 from memctl.store import sessions
 from memctl.store.call_vectors import uncalled_count
 from memctl.store.message_search import message_role
@@ -65,8 +65,11 @@ def test_a_message_row_shows_the_command_its_turn_ran(home: Path, local_embedder
         budgeted = recall(on, question, touch=False, budget=400, calls=calls_shown)
         unasked = recall(on, question, touch=False, sessions=True, answers=parts)
     rows = {r.memory.id: r for r in found.results}
-    announcing = rows["s1#2"]
-    assert announcing.answering is not None
+    # the announcement and the reply closing the turn both stand for its calls: the first of
+    # them shows the call, the other nothing new (a row above shows it: answering.past_shown)
+    turn = [r for r in found.results if r.memory.id in ("s1#2", "s1#8")]
+    announcing = turn[0]
+    assert len(turn) == 2 and announcing.answering is not None and turn[1].answering is None
     # the merge, not the read-only look nor the task update, though all are of its turn
     assert announcing.answering.message == "s1#6"
     assert MERGE in announcing.answering.text
@@ -130,15 +133,18 @@ def _taken_in(ctx: Context, tmp_path: Path) -> None:
 
 
 def _shown(ctx: Context) -> tuple[str, list[str]]:
-    """The announcing row's call, and the call notes this recall embedded."""
+    """The announcing row's call (before the rows above it take what they show already:
+    the call's own message row may rank above it; answering.past_shown), and the call
+    notes this recall embedded."""
     embedder = ctx.embedder
     assert isinstance(embedder, Counting)
     embedder.texts.clear()
     question = "how were the teammates' branches combined?"
     found = recall(ctx, question, touch=False, sessions=True, answers=parts, calls=calls_shown)
     announcing = next(r for r in found.results if r.memory.content == TURNS[1][1])
-    assert announcing.answering is not None
-    return announcing.answering.text, [t for t in embedder.texts if t.startswith("[tool ")]
+    assert found.run is not None
+    call = turns(found.run, [r.memory for r in found.results], calls_shown)[announcing.memory.id]
+    return call.text, [t for t in embedder.texts if t.startswith("[tool ")]
 
 
 def test_a_turns_calls_are_embedded_when_the_session_is_taken_in(
