@@ -284,8 +284,11 @@ def past_shown(db: Database, found: Answering, others: list[str]) -> Answering |
     if not said_in(found.text, others):
         return found
     rest = [piece for piece in found.rest if not said_in(piece, others)]
-    if rest:
-        return Answering(found.message, shown(rest, 0), found.cosine, tuple(rest), found.reply)
+    while rest:
+        # a long sentence cut at ANSWER_CHARS may be what a digest above quotes cut too
+        if not said_in(text := shown(rest, 0), others):
+            return Answering(found.message, text, found.cosine, tuple(rest), found.reply)
+        rest = rest[1:]
     key = reply_to(db, found.message, said_only=True) if found.reply else None
     if key is None:
         return None
