@@ -5,8 +5,9 @@ indexes merge, as a deleted row's terms linger in old segments until then; the v
 indexes are made again without the old vectors; ``VACUUM`` rewrites the file without free
 pages and the WAL is emptied into it; when a reader keeps the WAL, ``maintain`` does it
 later: ``store.forget.compact``), then to each backup ``maintain`` made, rewritten
-the same way; the memories changed leave the work tree of the sync clone (the next sync
-writes their tombstones or new text), and memctl's logs are rewritten without the text.
+the same way; the memories changed leave the work tree of the sync clone and any commit
+of it not pushed yet (the next sync writes their tombstones or new text), and memctl's
+logs are rewritten without the text.
 """
 
 from __future__ import annotations
@@ -221,17 +222,27 @@ def _leftovers_removed(ctx: Context) -> None:
 
 
 def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
-    """Remove the memories' files from the work tree of the sync clone in the data
-    directory (the next sync writes their tombstones or new text: ``sync.outgoing``); the
-    memories that had one, whose old text the repository's history keeps."""
+    """Remove the memories' files from the sync clone in the data directory (the next sync
+    writes their tombstones or new text: ``sync.outgoing``): from its work tree, and, when
+    a commit not pushed yet wrote one, from its history too (those commits are dropped with
+    every copy git keeps: the next sync makes the other files again). The memories whose
+    old text the remote's history keeps (a push carried it)."""
     from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
+    from memctl.sync.repo import Clone
 
-    clone = clone_path(ctx.settings)
+    root = clone_path(ctx.settings)
     shared = files_of(ctx.db, memory_ids)
-    for files in shared.values():
-        for file in files:
-            (clone / file.path).unlink(missing_ok=True)
-    return sorted(shared)
+    paths = sorted({file.path for files in shared.values() for file in files})
+    if not paths or not (root / ".git").exists():
+        return sorted(shared)
+    clone = Clone.open(root, ctx.settings.sync_git_timeout)
+    if clone.unpushed_touch(paths):
+        clone.forget_unpushed()
+    for path in paths:
+        (root / path).unlink(missing_ok=True)
+    return sorted(
+        memory for memory, files in shared.items() if any(clone.pushed(f.path) for f in files)
+    )
 
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:
