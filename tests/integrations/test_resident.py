@@ -290,9 +290,7 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
     assert served(home) == before + len(lines) + 2 + 3 + 1
 
 
-def test_a_usage_error_the_resident_process_answers_names_memctl(
-    home: Path, daemon: int
-) -> None:
+def test_a_usage_error_the_resident_process_answers_names_memctl(home: Path, daemon: int) -> None:
     """A recall with a mistyped option that the resident process answered told the user to
     run "`python -m memctl.cli.memctl recall -h` for help", a module there is none of (click
     named the program after the resident's own module); now it says `memctl recall -h`,
