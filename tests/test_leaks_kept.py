@@ -762,3 +762,32 @@ def test_a_chat_s_speaker_name_leaves_with_a_redact_a_rescrub_and_a_forget(
 
     _ok("sessions", "forget", session, "--yes")
     assert _files_holding(home, "Lunch at") == [] and _files_holding(home, "[REDACTED:") == []
+
+
+def test_a_private_block_the_assistant_quotes_back_reaches_no_file(
+    home: Path, tmp_path: Path
+) -> None:
+    """The user's ``<private>`` block was hidden, and the assistant's reply repeating it
+    (in the same capture, or in the session's next one: a Stop hook after each turn) was
+    stored whole: the values in the store, its full-text index and `sessions grep`."""
+    values = ["EMP-77341", "Quillonvale", "tav.o@quill.example"]
+    user = (
+        "Fill in the vendor form. <private>My employee number is EMP-77341, I live on "
+        "Quillonvale Road, mail me at tav.o@quill.example</private> Use the usual template."
+    )
+    replies = [
+        "Done: the form has employee number EMP-77341 and the address on Quillonvale Road.",
+        "I also sent the receipt to tav.o@quill.example as asked.",
+    ]
+    transcript = tmp_path / "vendor.jsonl"
+    lines = [{"role": "user", "content": user}, {"role": "assistant", "content": replies[0]}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _ok("ingest", str(transcript), "--session-id", "vendor-form", "--wait")
+    with transcript.open("a") as more:  # the session's next turn, captured on its own
+        more.write(json.dumps({"role": "assistant", "content": replies[1]}) + "\n")
+    _ok("ingest", str(transcript), "--session-id", "vendor-form", "--wait")
+    shown = _ok("sessions", "show", "vendor-form")
+    assert "the usual template" in shown and "receipt to [REDACTED:private]" in shown
+    for value in values:
+        assert files_holding(home, value) == [], value
+        assert "no stored message matches" in _ok("sessions", "grep", value)

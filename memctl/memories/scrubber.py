@@ -25,6 +25,7 @@ from memctl.memories.privacy import (
     find_secrets,
     has_label,
     open_block,
+    private_texts,
     redact_cuts,
     redact_hits,
     without_blocks,
@@ -92,6 +93,10 @@ LABELLED_KINDS = frozenset(
     {"password", "secret", "auth-token", "connection-string", "bearer-token", "cookie"}
 )
 REPEAT_MIN = 6
+# The kind of a value a ``<private>`` block held, hidden where the conversation repeats it
+PRIVATE = "private"
+# What a word of a private block may have about it that is no part of its value
+_PRIVATE_TRIM = "\"'`()[]{}<>,;.:!?*_"
 _ALNUM = "A-Za-z0-9"
 
 
@@ -241,9 +246,12 @@ class Scrubber(Generic[T]):
     def _unblock(self, part: str) -> str:
         if self._hiding is not None:
             end = self._hiding.search(part)
+            if block_name(self._hiding) == PRIVATE:
+                self._follow_private([part if end is None else part[: end.start()]])
             if end is None:
                 return ""
             part, self._hiding = part[end.end() :], None
+        self._follow_private(private_texts(part))
         self._hiding = open_block(part)
         if self._hiding is not None and self._hiding.pattern.startswith("-----END"):
             self.found.secrets["private-key"] += 1
@@ -331,6 +339,25 @@ class Scrubber(Generic[T]):
                 if lettered(each) and not self.known(each)
             }
         )
+
+    def _follow_private(self, texts: list[str]) -> None:
+        """Hide where the conversation repeats it (the assistant's "Done: employee number
+        EMP-77341 ...") each value of a ``<private>`` block a repeat gives away: one that
+        looks made (a number, an email, an id: ``made``), and, with ``known``, a word of 6
+        letters or more that no word list knows (a name: ``Ormondroyd``). A document's
+        author wrote its other text as it stands: only a conversation's are followed."""
+        if self.joins != MESSAGE_JOINS:
+            return
+        values: dict[str, str] = {}
+        for text in texts:
+            for word in text.split():
+                value = word.strip(_PRIVATE_TRIM)
+                if made(value):
+                    values[value] = PRIVATE
+                elif lettered(value) and self.known is not None and not self.known(value):
+                    values[value.lower()] = PRIVATE
+        if values:
+            self._follow(values)
 
     def _follow(self, new: dict[str, str]) -> None:
         """Hide each of ``new`` (value -> kind) where a later part repeats it bare."""
