@@ -246,6 +246,27 @@ def test_a_host_model_copying_a_private_block_s_values_stores_none_of_them(home:
         assert "ACCT-5521" not in place and "rmondroyd" not in place.lower()
 
 
+def test_a_memory_an_assistant_stores_from_its_session_keeps_no_private_value(
+    home: Path,
+) -> None:
+    """Mid-session (its earlier turns captured by a Stop hook), the assistant stored a
+    memory through `memory_store` naming its session, copying the user's ``<private>``
+    block: the value was stored bare. A memory stored from a session hides what that
+    session's captures hid; one stored from no session is as given."""
+    ctx = Context(load_settings(overrides={"llm": "none"}), embedder=HashEmbedder())
+    said = {"role": "user", "content": "Note my badge. <private>badge BDG-40417</private>"}
+    capture(ctx, source(json.dumps(said)), IngestOptions(session_id="badge"))
+    asked = RememberRequest(
+        "The user's badge is BDG-40417", tags=("BDG-40417",), session_id="badge"
+    )
+    stored = remember(ctx, asked).memory
+    assert stored.content == "The user's badge is [REDACTED:private]"
+    assert stored.tags == []  # a tag that was all the value goes
+    elsewhere = remember(ctx, RememberRequest("the lobby code is BDG-40417")).memory
+    assert elsewhere.content == "the lobby code is BDG-40417"  # no session: as given
+    ctx.close()
+
+
 def test_an_llm_s_extraction_is_scrubbed_too(
     make_ctx, home: Path, ollama_server: FakeOllama, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

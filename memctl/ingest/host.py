@@ -20,7 +20,6 @@ nothing is written twice or out of order.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -40,6 +39,7 @@ from memctl.ingest.pipeline import (
     settle,
 )
 from memctl.ingest.run import Run, start_run
+from memctl.ingest.scrub import followed_hidden
 from memctl.memories.operations import personal_scope
 from memctl.model import Message, Session, parse_time
 from memctl.store.runs import RunRecord, save_run
@@ -204,7 +204,7 @@ def apply_answer(
             "was given (a forget or a redact): nothing written; ask memory_distill_tasks again"
         )
     try:
-        facts, problems = parse_facts(_followed_hidden(ctx, session_id, answer), batch.passages)
+        facts, problems = parse_facts(followed_hidden(ctx, session_id, answer), batch.passages)
     except ValueError as error:
         raise InputError(f"the answer is not usable: {error}") from None
     if problems:
@@ -227,28 +227,3 @@ def apply_answer(
         record_decisions(run, [*decisions, *([digest] if digest else [])])
         save_run(ctx.db, run.record)
     return run.record
-
-
-def _followed_hidden(ctx: Context, session_id: str, answer: Any) -> Any:
-    """The host's answer with each value the session's capture hid where it was repeated
-    (a secret found by its label, a ``<private>`` block's values: ``memories.followed``)
-    hidden in every text of it: the host model had the conversation whole in its context,
-    private blocks too, and may copy a value into a fact, its abstracts, tags or triples."""
-    from memctl.config.files import known_forget_key
-    from memctl.ingest.scrub import followed_before
-
-    earlier = followed_before(ctx.db, known_forget_key(ctx.settings.home), session_id)
-    if earlier is None:
-        return answer
-    counts: Counter[str] = Counter()
-
-    def hidden(value: Any) -> Any:
-        if isinstance(value, str):
-            return earlier.hide(value, counts)
-        if isinstance(value, list):
-            return [hidden(each) for each in value]
-        if isinstance(value, dict):
-            return {key: hidden(each) for key, each in value.items()}
-        return value
-
-    return hidden(answer)
