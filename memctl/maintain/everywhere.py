@@ -228,21 +228,25 @@ def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
     every copy git keeps: the next sync makes the other files again). The memories whose
     old text the remote's history keeps (a push carried it)."""
     from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
-    from memctl.sync.repo import Clone
+    from memctl.sync.repo import Clone, clone_errors
 
     root = clone_path(ctx.settings)
     shared = files_of(ctx.db, memory_ids)
     paths = sorted({file.path for files in shared.values() for file in files})
     if not paths or not (root / ".git").exists():
         return sorted(shared)
-    clone = Clone.open(root, ctx.settings.sync_git_timeout)
-    if clone.unpushed_touch(paths):
-        clone.forget_unpushed()
+    pushed = set(shared)  # what git cannot tell (a broken clone) is said to be in its history
+    errors = clone_errors()
+    try:
+        clone = Clone.open(root, ctx.settings.sync_git_timeout)
+        if clone.unpushed_touch(paths):
+            clone.forget_unpushed()
+        pushed = {m for m, files in shared.items() if any(clone.pushed(f.path) for f in files)}
+    except errors:
+        pass
     for path in paths:
         (root / path).unlink(missing_ok=True)
-    return sorted(
-        memory for memory, files in shared.items() if any(clone.pushed(f.path) for f in files)
-    )
+    return sorted(pushed)
 
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:

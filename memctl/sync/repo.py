@@ -63,6 +63,15 @@ def require_git() -> None:
         raise SyncError("memctl sync needs git, which is not installed (or not on PATH)")
 
 
+def clone_errors() -> tuple[type[Exception], ...]:
+    """What a git operation on the clone may raise: git's own errors (GitPython's), a
+    SyncError (no git, no clone), an OSError."""
+    try:
+        return (_git().exc.GitError, SyncError, OSError)
+    except SyncError:  # no git: nothing but these
+        return (SyncError, OSError)
+
+
 def _git() -> Any:
     require_git()
     try:

@@ -348,3 +348,22 @@ def test_text_taken_out_before_a_sync_could_push_it_never_reaches_the_remote(
         assert not _objects_holding(clone, needle), needle
     head = git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
     assert "make release from main" in head and "[REDACTED]" in head  # the rest went out
+
+
+def test_a_forget_with_a_broken_sync_clone_still_takes_the_text_out(tmp_path: Path) -> None:
+    """Looking for unpushed commits reads the clone with git: a clone git cannot read (its
+    HEAD damaged) must not stop a forget halfway (the store done, the backups not); the
+    memory is said to be in the history, as git cannot tell."""
+    remote = bare_repo(tmp_path)
+    home = tmp_path / "home"
+    at_home = ("--home", str(home))
+    _ok(*at_home, "config", "set", "llm", "none")
+    _ok(*at_home, "sync", "init", str(remote))
+    made = json.loads(_ok(*at_home, "remember", f"the vault combination is {WORD}", "--json"))
+    _ok(*at_home, "promote", made["id"])
+    _ok(*at_home, "sync")
+    _ok(*at_home, *BACKUPS, "maintain")  # a backup holding it
+    (home / "sync" / "repo" / ".git" / "HEAD").write_text("garbage\n")
+    said = _ok(*at_home, "delete", made["id"], "--permanent")
+    assert "shared through sync" in said
+    assert [p for p in _files_holding(home, WORD) if "/.git/" not in p] == []
