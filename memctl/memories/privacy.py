@@ -1280,6 +1280,8 @@ def without_blocks(text: str, found: Redactions) -> str:
 def private_texts(text: str) -> list[str]:
     """What each ``<private>`` block of ``text`` holds, without its tags (one left open:
     the rest of the text)."""
+    if PRIVATE_BLOCK.search(text) is None:  # most texts: no context block to take out first
+        return []
     return [
         _PRIVATE_TAG.sub(" ", found.group())
         for found in PRIVATE_BLOCK.finditer(CONTEXT_BLOCK.sub("", text))
