@@ -338,6 +338,53 @@ def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
     return changed
 
 
+# Where `memctl init` and `memctl install` keep each assistant file as it was before they
+# changed it (``clients.files``: ``backups/<time>-<command>/<n>.bak``, beside a manifest)
+FILE_BACKUPS = "backups"
+
+
+def rewrite_file_backups(home: Path, values: list[str], mark: str) -> list[str]:
+    """Replace each of ``values`` (as written, and as a JSON string spells it) by ``mark``
+    in the copies of the assistants' files `init` and `install` kept (``~/.claude.json``
+    keeps Claude Code's prompt history, an MCP server's entry its token); the copies
+    rewritten, relative to ``home``. Undoing the install puts a copy back as it now reads."""
+    import json
+
+    forms = {
+        form.encode("utf-8")
+        for value in values
+        for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1])
+    }
+    rewritten = []
+    for copy in sorted((home / FILE_BACKUPS).glob("*/*.bak")):
+        try:
+            data = copy.read_bytes()
+        except OSError:
+            continue
+        new = data
+        for form in sorted(forms, key=len, reverse=True):
+            new = new.replace(form, mark.encode("utf-8"))
+        if new != data:
+            _write_bytes_private(copy, new)
+            rewritten.append(str(copy.relative_to(home)))
+    return rewritten
+
+
+def _write_bytes_private(path: Path, data: bytes) -> None:
+    """``path`` holding ``data`` (0600), whole or not at all."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
 # Beside a log rewritten in place, its new text whole (``.NAME.log.rewrite``) until the
 # log holds it: a crash in the middle leaves the new text over the start of the old and
 # the old one's end after it, the end of a value in it that no later search finds whole.
