@@ -201,6 +201,72 @@ def test_a_host_distillation_answer_is_scrubbed_facts_and_triples_alike(home: Pa
     _no_secret_anywhere(home)
 
 
+def test_a_host_model_copying_a_private_block_s_values_stores_none_of_them(home: Path) -> None:
+    """The host model has the conversation whole in its context, the user's ``<private>``
+    block too (the client sent it), and its `memory_distill_apply` answer copied the block's
+    values into a fact, a tag, a question and a triple: stored, in the graph. The values the
+    session's capture followed are hidden in every text of the answer."""
+    settings = load_settings(overrides={"llm": "none", "ingest.host_distil": True})
+    ctx = Context(settings, embedder=HashEmbedder())
+    said = [
+        {
+            "role": "user",
+            "content": "Book the offsite. <private>Charge it to card account "
+            "ACCT-5521-0937; my manager Ormondroyd is leaving in March</private> Thanks.",
+        },
+        {"role": "assistant", "content": "Booked the offsite for the team on Friday."},
+    ]
+    text = "\n".join(json.dumps(line) for line in said)
+    report = capture(ctx, source(text), IngestOptions(session_id="offsite")).report
+    run_session(ctx, report.session_id, report.job_id)
+    (task,) = pending(ctx, PendingRequest()).batches
+    copied = "the offsite is charged to ACCT-5521-0937, and Ormondroyd is leaving in March"
+    answer = {
+        "facts": [
+            {
+                "content": f"The user said {copied}.",
+                "l0_abstract": "offsite billed to ACCT-5521-0937",
+                "category": "events",
+                "source_message": 1,
+                "tags": ["offsite", "ormondroyd"],
+                "questions": ["who is Ormondroyd?"],
+                "triples": [["Ormondroyd", "leaves", "the company"]],
+            }
+        ]
+    }
+    distil(ctx, DistilRequest(task.session_id, task.through_seq, answer))
+    content = ctx.db.value("SELECT content FROM memories WHERE content LIKE 'The user%'")
+    assert content == (
+        "The user said the offsite is charged to [REDACTED:private], and [REDACTED:private] "
+        "is leaving in March."
+    )
+    ctx.close()
+    shown = _ok("graph", "--all-scopes", "--json") + _ok("export")
+    for place in (shown, *(p.read_bytes().decode("utf-8", "replace") for p in _files(home))):
+        assert "ACCT-5521" not in place and "rmondroyd" not in place.lower()
+
+
+def test_a_memory_an_assistant_stores_from_its_session_keeps_no_private_value(
+    home: Path,
+) -> None:
+    """Mid-session (its earlier turns captured by a Stop hook), the assistant stored a
+    memory through `memory_store` naming its session, copying the user's ``<private>``
+    block: the value was stored bare. A memory stored from a session hides what that
+    session's captures hid; one stored from no session is as given."""
+    ctx = Context(load_settings(overrides={"llm": "none"}), embedder=HashEmbedder())
+    said = {"role": "user", "content": "Note my badge. <private>badge BDG-40417</private>"}
+    capture(ctx, source(json.dumps(said)), IngestOptions(session_id="badge"))
+    asked = RememberRequest(
+        "The user's badge is BDG-40417", tags=("BDG-40417",), session_id="badge"
+    )
+    stored = remember(ctx, asked).memory
+    assert stored.content == "The user's badge is [REDACTED:private]"
+    assert stored.tags == []  # a tag that was all the value goes
+    elsewhere = remember(ctx, RememberRequest("the lobby code is BDG-40417")).memory
+    assert elsewhere.content == "the lobby code is BDG-40417"  # no session: as given
+    ctx.close()
+
+
 def test_an_llm_s_extraction_is_scrubbed_too(
     make_ctx, home: Path, ollama_server: FakeOllama, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

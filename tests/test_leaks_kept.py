@@ -762,3 +762,68 @@ def test_a_chat_s_speaker_name_leaves_with_a_redact_a_rescrub_and_a_forget(
 
     _ok("sessions", "forget", session, "--yes")
     assert _files_holding(home, "Lunch at") == [] and _files_holding(home, "[REDACTED:") == []
+
+
+def test_a_private_block_the_assistant_quotes_back_reaches_no_file(
+    home: Path, tmp_path: Path
+) -> None:
+    """The user's ``<private>`` block was hidden, and the assistant's reply repeating it
+    (in the same capture, or in the session's next one: a Stop hook after each turn) was
+    stored whole: the values in the store, its full-text index and `sessions grep`."""
+    values = ["EMP-77341", "Quillonvale", "tav.o@quill.example"]
+    user = (
+        "Fill in the vendor form. <private>My employee number is EMP-77341, I live on "
+        "Quillonvale Road, mail me at tav.o@quill.example</private> Use the usual template."
+    )
+    replies = [
+        "Done: the form has employee number EMP-77341 and the address on Quillonvale Road.",
+        "I also sent the receipt to tav.o@quill.example as asked.",
+    ]
+    transcript = tmp_path / "vendor.jsonl"
+    lines = [{"role": "user", "content": user}, {"role": "assistant", "content": replies[0]}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _ok("ingest", str(transcript), "--session-id", "vendor-form", "--wait")
+    with transcript.open("a") as more:  # the session's next turn, captured on its own
+        more.write(json.dumps({"role": "assistant", "content": replies[1]}) + "\n")
+    _ok("ingest", str(transcript), "--session-id", "vendor-form", "--wait")
+    shown = _ok("sessions", "show", "vendor-form")
+    assert "the usual template" in shown and "receipt to [REDACTED:private]" in shown
+    for value in values:
+        assert files_holding(home, value) == [], value
+        assert "no stored message matches" in _ok("sessions", "grep", value)
+
+
+def test_redact_reaches_the_copies_init_kept_of_the_assistants_files(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl init` keeps each assistant file it changes as it was, in the data directory:
+    Claude Code's `~/.claude.json` holds its prompt history (a password typed in a prompt)
+    and its MCP servers' tokens. `memctl redact` ("a leaked value out of every session,
+    memory and backup") left those copies holding the value; an undo puts a copy back as
+    it now reads."""
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)
+    value = "Zyx-Quokka-7781-staging"
+    claude = {
+        "numStartups": 3,
+        "projects": {"/home/u/app": {"history": [{"display": f"use password {value} now"}]}},
+        "mcpServers": {"gh": {"command": "gh-mcp", "env": {"GH_TOKEN": value}}},
+    }
+    (user / ".claude.json").write_text(json.dumps(claude))
+    env = {"HOME": str(user), "PATH": ""}
+
+    def _ok_in(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_cli(*args, env=env, cwd=tmp_path)
+
+    assert _ok_in("init").returncode == 0
+    assert files_holding(home, value)  # the copy of ~/.claude.json
+    said = _ok_in("redact", value, "--json")
+    assert said.returncode == 0, said.stderr
+    assert any(name.endswith(".bak") for name in json.loads(said.stdout)["backups_rewritten"])
+    assert files_holding(home, value) == []
+    assert _ok_in("init", "--undo").returncode == 0
+    restored = json.loads((user / ".claude.json").read_text())
+    assert "memctl" not in restored.get("mcpServers", {})
+    assert restored["projects"]["/home/u/app"]["history"][0]["display"] == (
+        "use password [REDACTED] now"
+    )

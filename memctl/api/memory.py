@@ -71,7 +71,13 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     from memctl.ingest.meaning import give_names
     from memctl.ingest.reconcile_rules import replaces
     from memctl.ingest.rules_stated import classify
+    from memctl.ingest.scrub import followed_hidden
 
+    # stored from a session (MCP memory_store): no value its captures hid goes in bare
+    text, tags, questions = followed_hidden(
+        ctx, request.session_id, (request.text, request.tags, request.questions)
+    )
+    request = replace(request, text=text, tags=tags, questions=questions)
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))

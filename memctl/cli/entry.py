@@ -134,9 +134,11 @@ def readable(argv: list[str]) -> list[str]:
     ]
 
 
-def run_memctl(forward: bool = True) -> int:
+def run_memctl(forward: bool = True, program: str | None = None) -> int:
     """The command line of ``sys.argv``: a recall or a recalling hook through the resident
-    process when ``forward`` and one answers (``memctl.integrations.resident``), else here."""
+    process when ``forward`` and one answers (``memctl.integrations.resident``), else here;
+    ``program``: the name its help and usage errors give memctl (by default click's, from
+    how Python was started)."""
     sys.argv[1:] = argv = readable(sys.argv[1:])
     command = command_of(argv)
     if command is None and "--version" in argv:
@@ -153,7 +155,7 @@ def run_memctl(forward: bool = True) -> int:
     code = run_fast(argv, forward) if command in FAST_COMMANDS else None
     if code is not None:
         return code
-    code = run_typer(command)
+    code = run_typer(command, program)
     if forward and command == "recall" and code == 0:
         _start_resident(argv)
     return code
@@ -202,9 +204,10 @@ def _did_you_mean(message: str, top: bool) -> str:
     return said
 
 
-def run_typer(command: str | None) -> int:
+def run_typer(command: str | None, program: str | None = None) -> int:
     """The command line through a Typer app; click's usage errors (an unknown command or
-    option, with its "did you mean", a missing argument, a bad value) become one line."""
+    option, with its "did you mean", a missing argument, a bad value) become one line.
+    ``program``: memctl's name in them and in its help (None: click's, from ``__main__``)."""
     import typer
 
     from memctl.cli.main import build_app
@@ -212,7 +215,7 @@ def run_typer(command: str | None) -> int:
     # click's exceptions, wherever this Typer takes click from (its own copy since 0.23)
     click = sys.modules[typer.BadParameter.__module__]
     try:
-        result = build_app(command)(standalone_mode=False)
+        result = build_app(command)(prog_name=program, standalone_mode=False)
     except click.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # `memctl` or a group alone: its help
             exc.show()

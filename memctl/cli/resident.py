@@ -145,7 +145,8 @@ def run(request: Request, first: Callable[[], None]) -> int:
     sys.argv = ["memctl", *request.argv]
     resident.CLIENT_PID = request.client_pid
     try:
-        entry.main(lambda: entry.run_memctl(forward=False))
+        # named as the client's console script: click would name this process's module
+        entry.main(lambda: entry.run_memctl(forward=False, program="memctl"))
         code = 0
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)

@@ -13,6 +13,7 @@ import errno
 import glob
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -196,6 +197,11 @@ def _targets(argument: str, stdin: Any) -> Iterator[Target]:
         yield from (_found(p) for p in _walk(path))
     elif path.is_file():
         yield Target(argument, path)
+    elif _stream(path):  # `memctl import <(...)`: read as standard input is
+        with path.open("rb") as stream:
+            yield Target(argument, spool=spool(stream))
+    elif path.exists():
+        yield Target(argument, problem=f"{argument} is a device or a socket, not a file to read")
     elif glob.has_magic(argument):
         matches = sorted(glob.glob(os.path.expanduser(argument), recursive=True))
         if not matches:
@@ -206,6 +212,15 @@ def _targets(argument: str, stdin: Any) -> Iterator[Target]:
             )
     else:
         yield Target(argument, problem=f"no such file or directory: {argument}")
+
+
+def _stream(path: Path) -> bool:
+    """A pipe (a shell's process substitution, ``/dev/fd/N``, or a named pipe): read once,
+    as standard input is."""
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _slack(argument: str, path: Path) -> Target | None:

@@ -39,6 +39,7 @@ from memctl.ingest.pipeline import (
     settle,
 )
 from memctl.ingest.run import Run, start_run
+from memctl.ingest.scrub import followed_hidden
 from memctl.memories.operations import personal_scope
 from memctl.model import Message, Session, parse_time
 from memctl.store.runs import RunRecord, save_run
@@ -203,7 +204,7 @@ def apply_answer(
             "was given (a forget or a redact): nothing written; ask memory_distill_tasks again"
         )
     try:
-        facts, problems = parse_facts(answer, batch.passages)
+        facts, problems = parse_facts(followed_hidden(ctx, session_id, answer), batch.passages)
     except ValueError as error:
         raise InputError(f"the answer is not usable: {error}") from None
     if problems:

@@ -220,6 +220,11 @@ def _written_at(file: IO[bytes]) -> str:
 
 def _open_file(path: str) -> IO[bytes]:
     file = Path(path)
+    if file.exists() and not file.is_file():
+        what = "a directory" if file.is_dir() else "a pipe or a device"
+        raise InputError(
+            f"{path} is {what}, not a transcript file (pipe a transcript in: `memctl ingest -`)"
+        )
     if not file.is_file():
         raise InputError(f"no such transcript file: {path}")
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import Any
 
 from memctl.config.files import forget_key
 from memctl.context import Context
@@ -59,6 +60,32 @@ def followed_before(db: Database, key: bytes | None, session_id: str) -> Followe
     (``memories.followed``), by keyed digest; None when there are none."""
     kinds = followed_digests(db, session_id) if key is not None else {}
     return Followed(key, kinds) if key is not None and kinds else None
+
+
+def followed_hidden(ctx: Context, session_id: str | None, value: Any) -> Any:
+    """``value`` (a text, or a model's JSON answer: every text in it) with each value the
+    session's captures hid where it was repeated (a secret found by its label, a
+    ``<private>`` block's values: ``memories.followed``) hidden: a host model had the
+    conversation whole in its context, private blocks too, and may copy a value into a
+    fact, a tag, a triple or a memory it stores."""
+    from memctl.config.files import known_forget_key
+
+    key = known_forget_key(ctx.settings.home) if session_id else None
+    earlier = followed_before(ctx.db, key, session_id) if session_id else None
+    if earlier is None:
+        return value
+    counts: Counter[str] = Counter()
+
+    def hidden(each: Any) -> Any:
+        if isinstance(each, str):
+            return earlier.hide(each, counts)
+        if isinstance(each, list | tuple):
+            return type(each)(hidden(part) for part in each)
+        if isinstance(each, dict):
+            return {name: hidden(part) for name, part in each.items()}
+        return each
+
+    return hidden(value)
 
 
 def hider(earlier: Followed | None, counts: Counter[str]) -> Callable[[str], str] | None:

@@ -5,8 +5,9 @@ indexes merge, as a deleted row's terms linger in old segments until then; the v
 indexes are made again without the old vectors; ``VACUUM`` rewrites the file without free
 pages and the WAL is emptied into it; when a reader keeps the WAL, ``maintain`` does it
 later: ``store.forget.compact``), then to each backup ``maintain`` made, rewritten
-the same way; the memories changed leave the work tree of the sync clone (the next sync
-writes their tombstones or new text), and memctl's logs are rewritten without the text.
+the same way; the memories changed leave the work tree of the sync clone and any commit
+of it not pushed yet (the next sync writes their tombstones or new text), and memctl's
+logs are rewritten without the text.
 """
 
 from __future__ import annotations
@@ -221,17 +222,31 @@ def _leftovers_removed(ctx: Context) -> None:
 
 
 def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
-    """Remove the memories' files from the work tree of the sync clone in the data
-    directory (the next sync writes their tombstones or new text: ``sync.outgoing``); the
-    memories that had one, whose old text the repository's history keeps."""
+    """Remove the memories' files from the sync clone in the data directory (the next sync
+    writes their tombstones or new text: ``sync.outgoing``): from its work tree, and, when
+    a commit not pushed yet wrote one, from its history too (those commits are dropped with
+    every copy git keeps: the next sync makes the other files again). The memories whose
+    old text the remote's history keeps (a push carried it)."""
     from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
+    from memctl.sync.repo import Clone, clone_errors
 
-    clone = clone_path(ctx.settings)
+    root = clone_path(ctx.settings)
     shared = files_of(ctx.db, memory_ids)
-    for files in shared.values():
-        for file in files:
-            (clone / file.path).unlink(missing_ok=True)
-    return sorted(shared)
+    paths = sorted({file.path for files in shared.values() for file in files})
+    if not paths or not (root / ".git").exists():
+        return sorted(shared)
+    pushed = set(shared)  # what git cannot tell (a broken clone) is said to be in its history
+    errors = clone_errors()
+    try:
+        clone = Clone.open(root, ctx.settings.sync_git_timeout)
+        if clone.unpushed_touch(paths):
+            clone.forget_unpushed()
+        pushed = {m for m, files in shared.items() if any(clone.pushed(f.path) for f in files)}
+    except errors:
+        pass
+    for path in paths:
+        (root / path).unlink(missing_ok=True)
+    return sorted(pushed)
 
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:
@@ -321,6 +336,53 @@ def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
             _rewrite_in_place(path, text.replace(needle, mark))
             changed += 1
     return changed
+
+
+# Where `memctl init` and `memctl install` keep each assistant file as it was before they
+# changed it (``clients.files``: ``backups/<time>-<command>/<n>.bak``, beside a manifest)
+FILE_BACKUPS = "backups"
+
+
+def rewrite_file_backups(home: Path, values: list[str], mark: str) -> list[str]:
+    """Replace each of ``values`` (as written, and as a JSON string spells it) by ``mark``
+    in the copies of the assistants' files `init` and `install` kept (``~/.claude.json``
+    keeps Claude Code's prompt history, an MCP server's entry its token); the copies
+    rewritten, relative to ``home``. Undoing the install puts a copy back as it now reads."""
+    import json
+
+    forms = {
+        form.encode("utf-8")
+        for value in values
+        for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1])
+    }
+    rewritten = []
+    for copy in sorted((home / FILE_BACKUPS).glob("*/*.bak")):
+        try:
+            data = copy.read_bytes()
+        except OSError:
+            continue
+        new = data
+        for form in sorted(forms, key=len, reverse=True):
+            new = new.replace(form, mark.encode("utf-8"))
+        if new != data:
+            _write_bytes_private(copy, new)
+            rewritten.append(str(copy.relative_to(home)))
+    return rewritten
+
+
+def _write_bytes_private(path: Path, data: bytes) -> None:
+    """``path`` holding ``data`` (0600), whole or not at all."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 # Beside a log rewritten in place, its new text whole (``.NAME.log.rewrite``) until the

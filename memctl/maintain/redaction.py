@@ -21,6 +21,7 @@ from memctl.maintain.everywhere import (
     apply_everywhere,
     drop_injected,
     edit_run,
+    rewrite_file_backups,
     rewrite_logs,
     rewrite_missed,
 )
@@ -150,6 +151,7 @@ def _redact_values(
     drop_injected(ctx.settings.home, given)  # a session id the client chose, as a file's name
     for old in opened:  # the worker's log names the session by a digest of the value
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
+    done.backups += rewrite_file_backups(ctx.settings.home, given, REDACTED)
     identity = redact_identity(ctx.settings.home, ctx.settings.cwd, given, REDACTED)
     done.identity = [str(path) for path in identity.rewritten]
     done.identity_left = [str(path) for path in identity.left]

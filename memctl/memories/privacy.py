@@ -46,6 +46,7 @@ CONTEXT_BLOCK = lazy(PROSE_TAG + _CONTEXT_OPEN + r".*?(?:" + _CONTEXT_CLOSE + r"
 _PRIVATE_OPEN = r"(?:<private\s*>|&lt;private\s*&gt;)"
 _PRIVATE_CLOSE = r"(?:</private\s*>|&lt;/private\s*&gt;)"
 PRIVATE_BLOCK = lazy(PROSE_TAG + _PRIVATE_OPEN + r".*?(?:" + _PRIVATE_CLOSE + r"|\Z)", re.S | re.I)
+_PRIVATE_TAG = lazy(_PRIVATE_OPEN + "|" + _PRIVATE_CLOSE, re.I)
 PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 MARK = lazy(r"\[REDACTED(?::[a-z0-9-]+)?\]")
@@ -1274,6 +1275,17 @@ def without_blocks(text: str, found: Redactions) -> str:
     found.context_blocks += context
     found.private_blocks += private
     return text
+
+
+def private_texts(text: str) -> list[str]:
+    """What each ``<private>`` block of ``text`` holds, without its tags (one left open:
+    the rest of the text)."""
+    if PRIVATE_BLOCK.search(text) is None:  # most texts: no context block to take out first
+        return []
+    return [
+        _PRIVATE_TAG.sub(" ", found.group())
+        for found in PRIVATE_BLOCK.finditer(CONTEXT_BLOCK.sub("", text))
+    ]
 
 
 def without_private(text: str) -> str:

@@ -25,6 +25,7 @@ from memctl.memories.privacy import (
     find_secrets,
     has_label,
     open_block,
+    private_texts,
     redact_cuts,
     redact_hits,
     without_blocks,
@@ -92,6 +93,10 @@ LABELLED_KINDS = frozenset(
     {"password", "secret", "auth-token", "connection-string", "bearer-token", "cookie"}
 )
 REPEAT_MIN = 6
+# The kind of a value a ``<private>`` block held, hidden where the conversation repeats it
+PRIVATE = "private"
+# What a word of a private block may have about it that is no part of its value
+_PRIVATE_TRIM = "\"'`()[]{}<>,;.:!?*_"
 _ALNUM = "A-Za-z0-9"
 
 
@@ -194,6 +199,9 @@ class Scrubber(Generic[T]):
         self._hiding: re.Pattern[str] | None = None
         self._held: deque[tuple[str, list[Hit], T]] = deque()
         self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
+        # a private block's values (a word of letters lower-cased) -> PRIVATE: looked up word
+        # by word, as a pasted private document's thousands would make one slow pattern
+        self._private: dict[str, str] = {}
         # every value hidden so far -> its kind: what maintain's rescrub also takes out of
         # what else quotes it (the event log, backups, the spool)
         self.hidden_values: dict[str, str] = {}
@@ -203,7 +211,7 @@ class Scrubber(Generic[T]):
     @property
     def followed(self) -> dict[str, str]:
         """The secrets hidden where a later part repeats them (value -> kind), so far."""
-        return dict(self._found_values)
+        return self._found_values | self._private
 
     def push(self, part: str, payload: T) -> Iterator[tuple[str, T]]:
         text = self._unblock(part)
@@ -241,9 +249,12 @@ class Scrubber(Generic[T]):
     def _unblock(self, part: str) -> str:
         if self._hiding is not None:
             end = self._hiding.search(part)
+            if block_name(self._hiding) == PRIVATE:
+                self._follow_private([part if end is None else part[: end.start()]])
             if end is None:
                 return ""
             part, self._hiding = part[end.end() :], None
+        self._follow_private(private_texts(part))
         self._hiding = open_block(part)
         if self._hiding is not None and self._hiding.pattern.startswith("-----END"):
             self.found.secrets["private-key"] += 1
@@ -332,6 +343,24 @@ class Scrubber(Generic[T]):
             }
         )
 
+    def _follow_private(self, texts: list[str]) -> None:
+        """Hide where the conversation repeats it (the assistant's "Done: employee number
+        EMP-77341 ...") each value of a ``<private>`` block a repeat gives away: one that
+        looks made (a number, an email, an id: ``made``), and, with ``known``, a word of 6
+        letters or more that no word list knows (a name: ``Ormondroyd``). A document's
+        author wrote its other text as it stands: only a conversation's are followed."""
+        if self.joins != MESSAGE_JOINS:
+            return
+        values: dict[str, str] = {}
+        for text in texts:
+            for word in text.split():
+                value = word.strip(_PRIVATE_TRIM)
+                if made(value):
+                    values[value] = PRIVATE
+                elif lettered(value) and self.known is not None and not self.known(value):
+                    values[value.lower()] = PRIVATE
+        self._private |= values
+
     def _follow(self, new: dict[str, str]) -> None:
         """Hide each of ``new`` (value -> kind) where a later part repeats it bare."""
         if not new.keys() - self._found_values.keys():
@@ -341,7 +370,23 @@ class Scrubber(Generic[T]):
         self._repeats = re.compile("|".join(map(_repeated, words)))
 
     def _hide_repeats(self, text: str) -> str:
-        """``text`` with each secret an earlier part (or this one) held replaced bare."""
+        """``text`` with each secret an earlier part (or this one) held replaced bare, and
+        each value of a private block."""
+        return self._hide_private(self._hide_secrets(text))
+
+    def _hide_private(self, text: str) -> str:
+        if not self._private:
+            return text
+        parts, at = [], 0
+        for word in _WORD.finditer(text):
+            for start, end in _held(word.group(), self._private):
+                parts += [text[at : word.start() + start], f"[REDACTED:{PRIVATE}]"]
+                at = word.start() + end
+                self.found.secrets[PRIVATE] += 1
+                self.hidden_values[text[word.start() + start : at]] = PRIVATE
+        return "".join(parts) + text[at:] if parts else text
+
+    def _hide_secrets(self, text: str) -> str:
         if self._repeats is None:
             return text
 
@@ -353,6 +398,39 @@ class Scrubber(Generic[T]):
             return f"[REDACTED:{kind}]"
 
         return self._repeats.sub(mark, text)
+
+
+# The runs a value may be found in: no blank, quote, backtick nor angle bracket (``made``)
+_WORD = lazy(r"[^\s<>\"'`]+")
+# The longest value of a private block looked for (a longer run is no name nor number)
+_HELD_MAX = 256
+
+
+def _held(word: str, values: dict[str, str]) -> list[tuple[int, int]]:
+    """Where ``word`` holds one of ``values`` between non-letters (a word of letters in any
+    case): the longest at each place, leftmost first, not overlapping."""
+    if len(word) < REPEAT_MIN:
+        return []
+    starts = [0] + [i for i in range(1, len(word)) if not _alnum(word[i - 1])]
+    ends = [i for i in range(1, len(word)) if not _alnum(word[i])] + [len(word)]
+    found: list[tuple[int, int]] = []
+    for start in starts:
+        if found and start < found[-1][1]:
+            continue
+        for end in reversed(ends):
+            if end - start < REPEAT_MIN:
+                break
+            value = word[start:end]
+            if end - start <= _HELD_MAX and (
+                value in values or (lettered(value) and value.lower() in values)
+            ):
+                found.append((start, end))
+                break
+    return found
+
+
+def _alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
 
 
 def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:

@@ -63,6 +63,15 @@ def require_git() -> None:
         raise SyncError("memctl sync needs git, which is not installed (or not on PATH)")
 
 
+def clone_errors() -> tuple[type[Exception], ...]:
+    """What a git operation on the clone may raise: git's own errors (GitPython's), a
+    SyncError (no git, no clone), an OSError."""
+    try:
+        return (_git().exc.GitError, SyncError, OSError)
+    except SyncError:  # no git: nothing but these
+        return (SyncError, OSError)
+
+
 def _git() -> Any:
     require_git()
     try:
@@ -357,6 +366,35 @@ class Clone:
         """Forget this clone's unpushed commits (the database can make them again)."""
         if self.has(self.upstream):
             self.repo.git.reset("--hard", "--quiet", self.upstream)
+
+    def unpushed_touch(self, paths: list[str]) -> bool:
+        """Whether a commit of this clone that the remote lacks (as of the last fetch)
+        writes or removes one of ``paths``."""
+        if not paths or not self.has("HEAD") or not self.has(self.upstream):
+            return False
+        for at in range(0, len(paths), PATHS_AT_ONCE):
+            chunk = paths[at : at + PATHS_AT_ONCE]
+            if self.repo.git.rev_list("-1", f"{self.upstream}..HEAD", "--", *chunk):
+                return True
+        return False
+
+    def forget_unpushed(self) -> None:
+        """Drop the unpushed commits and every copy git keeps of them (the reflogs,
+        ``ORIG_HEAD``, their objects, loose or packed): text a forget takes out before a
+        push carried it leaves this clone and never reaches the remote. The database makes
+        the other memories' files again at the next sync (``incoming.gone_own``)."""
+        self.drop_unpushed()
+        self.repo.git.reflog("expire", "--expire=now", "--all")
+        (Path(self.repo.git_dir) / "ORIG_HEAD").unlink(missing_ok=True)
+        self.repo.git.gc("--prune=now", "--quiet")
+
+    def pushed(self, path: str) -> bool:
+        """Whether the remote's history (as of the last fetch) holds a version of ``path``;
+        with no remote branch yet, whether this clone's does."""
+        ref = self.upstream if self.has(self.upstream) else "HEAD"
+        if not self.has(ref):
+            return False
+        return bool(self.repo.git.rev_list("-1", ref, "--", path))
 
     def tree(self, ref: str = "HEAD", paths: list[str] | None = None) -> list[Entry]:
         """Every entry under ``memories/`` of a commit (none for an empty repository), or

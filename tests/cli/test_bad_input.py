@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 import zipfile
 from pathlib import Path
 
@@ -50,6 +52,10 @@ def noted(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> tuple[S
         # -c read once for every door: the fast lane's recall, Typer's list
         (["-c", "recall.limit", "recall", "x"], 2, "-c takes KEY=VALUE, not 'recall.limit'"),
         (["-c", "=5", "list"], 2, "-c takes KEY=VALUE, not '=5'"),
+        # a path that is there but is no file: said so, not "no such file"
+        (["import", "/dev/null"], 6, "/dev/null is a device or a socket, not a file to read"),
+        (["ingest", "/dev/null"], 6, "/dev/null is a pipe or a device, not a transcript file"),
+        (["ingest", "{tmp}"], 6, "is a directory, not a transcript file"),
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
@@ -79,3 +85,20 @@ def _damaged_wheel(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[data.index(b"w" * 4096) + 100] = ord("x")
     path.write_bytes(bytes(data))
+
+
+def test_a_pipe_named_as_a_file_is_imported_as_standard_input_is(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl import <(...)` named a pipe (`/dev/fd/63`) that was there, and was told "no
+    such file or directory"; a pipe is now read once, as `-` reads standard input."""
+    pipe = tmp_path / "notes.pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(
+        target=lambda: pipe.write_text("# Deploy\n\nWe ship the Krustle app with make ship.\n")
+    )
+    writer.start()
+    done = run_cli("import", str(pipe), "--json")
+    writer.join(timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "Krustle" in run_cli("list").stdout

@@ -290,6 +290,21 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
     assert served(home) == before + len(lines) + 2 + 3 + 1
 
 
+def test_a_usage_error_the_resident_process_answers_names_memctl(home: Path, daemon: int) -> None:
+    """A recall with a mistyped option that the resident process answered told the user to
+    run "`python -m memctl.cli.memctl recall -h` for help", a module there is none of (click
+    named the program after the resident's own module); now it says `memctl recall -h`,
+    as a recall in its own process does."""
+    before = served(home)
+    wrong = run_cli("recall", "--limt", "3", "deploy")
+    assert served(home) == before + 1  # answered by the resident process
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == (
+        "memctl: error: No such option: --limt (did you mean --limit?) (`memctl recall -h` "
+        "for help)"
+    )
+
+
 def test_garbage_leaves_it_serving_and_another_memctl_stops_it(home: Path, daemon: int) -> None:
     second = subprocess.run(
         [sys.executable, "-m", "memctl.cli.resident", "--home", str(home)],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -298,3 +299,71 @@ def test_redact_reads_the_value_from_stdin_to_keep_it_out_of_the_command_line(
     empty = run_cli("redact", "-", input="")
     assert empty.returncode != 0 and len(empty.stderr.strip().splitlines()) == 1
     assert "standard input" in empty.stderr
+
+
+def _objects_holding(git_dir: Path, needle: str) -> bool:
+    """Whether any object of a git repository (loose or packed, reachable or not) holds
+    ``needle``: what a push would carry or a `git fsck --lost-found` would find."""
+    done = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    )
+    return needle.encode() in done.stdout
+
+
+def test_text_taken_out_before_a_sync_could_push_it_never_reaches_the_remote(
+    tmp_path: Path,
+) -> None:
+    """A sync that could not reach the remote leaves its commit in the clone ("the next
+    sync pushes them"); a redact and a permanent delete made before that push rewrote the
+    work tree only, so the next sync pushed the value in the commit underneath, and the
+    clone kept it. Now the unpushed commits go (every copy git keeps of them), the next
+    sync writes the other memories' files again, and nothing says the history keeps it."""
+    remote = bare_repo(tmp_path)
+    home = tmp_path / "home"
+    at_home = ("--home", str(home))
+    _ok(*at_home, "config", "set", "llm", "none")
+    _ok(*at_home, "sync", "init", str(remote))
+    made = {
+        name: json.loads(_ok(*at_home, "remember", text, "--json"))["id"]
+        for name, text in {
+            "redacted": f"the vault combination is {WORD}",
+            "deleted": "the Velmorafinch contract renewal is due in March",
+            "kept": OTHER,
+        }.items()
+    }
+    _ok(*at_home, "promote", *made.values())
+    away = remote.rename(tmp_path / "away.git")
+    offline = run_cli(*at_home, "sync")
+    assert offline.returncode != 0 and "1 commit(s) wait in the clone" in offline.stderr
+    clone = home / "sync" / "repo" / ".git"
+    assert _objects_holding(clone, WORD) and _objects_holding(clone, "Velmorafinch")
+    said = _ok(*at_home, "redact", WORD) + _ok(*at_home, "delete", made["deleted"], "--permanent")
+    assert "shared through sync" not in said  # nothing of either ever left the machine
+    away.rename(remote)
+    _ok(*at_home, "sync")
+    for needle in (WORD, "Velmorafinch"):
+        assert not _objects_holding(remote, needle), needle
+        assert not _objects_holding(clone, needle), needle
+    head = git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert "make release from main" in head and "[REDACTED]" in head  # the rest went out
+
+
+def test_a_forget_with_a_broken_sync_clone_still_takes_the_text_out(tmp_path: Path) -> None:
+    """Looking for unpushed commits reads the clone with git: a clone git cannot read (its
+    HEAD damaged) must not stop a forget halfway (the store done, the backups not); the
+    memory is said to be in the history, as git cannot tell."""
+    remote = bare_repo(tmp_path)
+    home = tmp_path / "home"
+    at_home = ("--home", str(home))
+    _ok(*at_home, "config", "set", "llm", "none")
+    _ok(*at_home, "sync", "init", str(remote))
+    made = json.loads(_ok(*at_home, "remember", f"the vault combination is {WORD}", "--json"))
+    _ok(*at_home, "promote", made["id"])
+    _ok(*at_home, "sync")
+    _ok(*at_home, *BACKUPS, "maintain")  # a backup holding it
+    (home / "sync" / "repo" / ".git" / "HEAD").write_text("garbage\n")
+    said = _ok(*at_home, "delete", made["id"], "--permanent")
+    assert "shared through sync" in said
+    assert [p for p in _files_holding(home, WORD) if "/.git/" not in p] == []

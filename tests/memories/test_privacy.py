@@ -448,6 +448,33 @@ def test_a_private_block_opened_in_one_message_hides_the_next_ones_to_its_close(
     assert out == ["[REDACTED:private-key]", "", ""]
 
 
+def test_a_value_of_a_private_block_is_hidden_where_the_conversation_repeats_it() -> None:
+    """The user's ``<private>`` block was hidden, and the assistant's reply quoting it kept
+    every value: a number, an address, a name. Each value that looks made, and each word
+    of 6 letters or more no word list knows, is hidden where a message repeats it (a name
+    in any case); the block's everyday words stay, and a document's own text stays."""
+    from memctl.ingest.entities import known_word
+
+    found = Redactions()
+    said = [
+        "File it. <private>My employee number is EMP-77341, mail tav.o@quill.example, "
+        "my manager Ormondroyd is leaving</private> Thanks.",
+        "Done: EMP-77341 filed; I told tav.o@quill.example that Ormondroyd's manager form "
+        "is filed, not EMP-773410.",
+        "ORMONDROYD approved the employee form",
+    ]
+    out = [t for t, _ in scrub_messages(((t, None) for t in said), found, known=known_word)]
+    assert out[0] == "File it. [REDACTED] Thanks."
+    assert out[1] == (
+        "Done: [REDACTED:private] filed; I told [REDACTED:private] that [REDACTED:private]'s "
+        "manager form is filed, not EMP-773410."
+    )
+    assert out[2] == "[REDACTED:private] approved the employee form"
+    assert found.private_blocks == 1 and found.secrets["private"] == 4
+    document = "<private>account EMP-77341</private>\nWe pay account EMP-77341 monthly.\n"
+    assert "".join(scrub_stream([document], Redactions())).endswith("EMP-77341 monthly.\n")
+
+
 def test_a_private_block_over_many_pieces_is_hidden_to_its_close() -> None:
     found = Redactions()
     pieces = ["a\n", "<private>\n", "x" * 60 + "\n", "z</private> seen\n"]
