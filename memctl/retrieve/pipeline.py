@@ -527,7 +527,9 @@ MOVED = "rarer words"
 def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
     """``rows`` with each session's possible messages in the rows they hold, the one holding
     the most of the question's words by rarity (``coverage``) first, the first of equals; a
-    message far in meaning (``far_message``) holds none: its words are in another sense.
+    message far in meaning (``far_message``) holds none: its words are in another sense;
+    nor does a tool's output (``Candidate.only_tool_output``): a web search's results
+    describe the topic in the question's words, the turn after says what came of it.
     One session's messages share its topic, so their closeness in meaning mostly says the
     topic, and the rarer words which one answers; the gate's clear ones hold most of the
     question's words (docs/benchmarks.md, "A session's possible messages by the question's
@@ -540,9 +542,7 @@ def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
             held.setdefault(candidate.memory.session_id, []).append(row)
     moved = list(rows)
     for places in held.values():
-        shares = [
-            0.0 if far_message(run, rows[row]) else coverage(run, rows[row]) for row in places
-        ]
+        shares = [0.0 if holds_none(run, rows[row]) else coverage(run, rows[row]) for row in places]
         order = sorted(range(len(places)), key=lambda i: -shares[i])
         for row, i in zip(places, order, strict=True):
             moved[row] = rows[places[i]]
@@ -550,6 +550,13 @@ def rarer_words_first(run: Run, rows: list[Candidate]) -> list[Candidate]:
                 why = f"row {row + 1}: it holds {shares[i]:.2f} of the query's words by rarity"
                 run.record(MOVED, rows[places[i]], RESCORED, why=why)
     return moved
+
+
+def holds_none(run: Run, candidate: Candidate) -> bool:
+    """Whether a possible message counts as holding none of the question's words for
+    ``rarer_words_first``: one far in meaning, or a tool's output only (docs/benchmarks.md,
+    "A tool's output holds none of the rarer words")."""
+    return bool(far_message(run, candidate)) or candidate.only_tool_output
 
 
 # Messages of tool notes only one session offers among the possible matches (reasoned:

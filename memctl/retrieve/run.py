@@ -33,6 +33,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 # The legs that search the questions stored with memories (store/questions.py)
 QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
+TOOL_OUTPUT = "[tool result"  # how they write a tool's output (ingest/parse/common.py)
 SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
 SUBAGENT_REPORT = "[subagent report]"  # how they open its report (ingest/tools.py)
 # How the neighbours stage names the path to a memory it added beside its seed in their
@@ -107,6 +108,16 @@ class Candidate:
         notes are notes too."""
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
         return self.is_message and (tool_notes_only(text) or client_wrapped(text))
+
+    @functools.cached_property
+    def only_tool_output(self) -> bool:
+        """A session message that only holds what tools returned (every line a ``[tool
+        result …]`` note, no call of its own): a search's results or a file read, material on
+        the topic that repeats the question's words, not what the session made of it."""
+        text = self.memory.content.lstrip().removeprefix(SUBAGENT)
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        said = [line for line in lines if not line.startswith(TOOL_OUTPUT)]
+        return self.is_message and bool(lines) and not said
 
     @functools.cached_property
     def only_narration(self) -> bool:

@@ -3,6 +3,7 @@ prose that says something."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from memctl.api.memory import RememberRequest, remember
@@ -208,3 +209,34 @@ def test_a_sessions_possible_turn_holding_the_rarer_words_takes_its_sessions_fir
     assert moved == ["rotated#2", "rotated#6", "vault#2", "rotated#3"]
     rows[1].clear = True  # a clear turn keeps its row
     assert [c.id for c in rarer_words_first(run, rows)] == [c.id for c in rows]
+
+
+def test_a_tools_output_holds_none_of_the_rarer_words(make_ctx: Any) -> None:
+    """A tool's output that repeats the question's words (a web search's results describing
+    the topic) is not what the session made of it: it holds none of the question's words
+    for the order (pipeline.rarer_words_first), so the turn saying what came of it takes
+    the session's first possible row, and the output the last. A call with its output is
+    ordered by its words as before."""
+    ctx: Context = make_ctx()
+    found = (
+        "assistant: [tool result WebSearch: billing service signing keys rotated · how to "
+        "rotate the signing keys of a billing service · signing keys rotated quarterly]"
+    )
+    said = "assistant: Vault rotated them last quarter; the billing team was told."
+    ingest_text(ctx, "\n".join([*ROTATED, "user: ok", found, said]), "rotated")
+    ingest_text(ctx, "user: keys\nassistant: The billing signing keys live in Vault.", "vault")
+    for team in ("payments", "invoicing", "tax", "refunds"):  # the common words, by rarity
+        remember(ctx, RememberRequest(f"The {team} team owns the billing service signing keys."))
+    run = recall(ctx, RecallRequest(ROTATION, limit=4)).result.run
+    assert run is not None
+
+    def turn(key: str) -> Candidate:
+        return Candidate(get_message(ctx.db, key).as_memory(), is_message=True)
+
+    rows = [turn("rotated#6"), turn("vault#2"), turn("rotated#7")]
+    assert rows[0].only_tool_output and not rows[2].says_nothing, [c.memory.content for c in rows]
+    assert coverage(run, rows[0]) > coverage(run, rows[2])  # the output holds more of them
+    moved = [c.id for c in rarer_words_first(run, rows)]
+    assert moved == ["rotated#7", "vault#2", "rotated#6"]
+    called = replace(rows[0].memory, content=f"[tool WebSearch: signing keys]\n{found[11:]}")
+    assert not Candidate(called, is_message=True).only_tool_output
