@@ -7,8 +7,9 @@ has loaded at a first start (see memctl/integrations/mcp_front.py).
     python scripts/gen_mcp_answers.py --check  # exit 1 when it is not what the SDK says
 
 Each version is one real start of `memctl mcp` in a new data directory, spoken to as a
-client does; the answers are those the front kept from the SDK. `make docs` runs this too;
-tests/integrations/test_mcp_front.py fails while the file is stale.
+client does, then sent a ping (which only the SDK answers: the front loads the SDK, which
+answers every request); the answers are those the front kept from the SDK. `make docs`
+runs this too; tests/integrations/test_mcp_front.py fails while the file is stale.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from regenerated import write_or_check
 from memctl.integrations.mcp_front import ANSWERS_FILE, SHIPPED_FILE, sdk_release
 
 LISTS = ("tools/list", "resources/list", "resources/templates/list", "prompts/list")
+PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}  # only the SDK answers it
 CLIENT = {"name": "memctl-gen", "version": "1"}
 
 
@@ -36,6 +38,7 @@ def legacy(version: str) -> list[dict[str, Any]]:
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": handshake},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         *({"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, 1)),
+        PING,
     ]
 
 
@@ -53,6 +56,7 @@ def modern(version: str) -> list[dict[str, Any]]:
             {"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}}
             for n, m in enumerate(LISTS, 1)
         ),
+        {**PING, "params": {"_meta": meta}},
     ]
 
 

@@ -1,28 +1,35 @@
-"""``memctl mcp``'s first answers, given before the MCP SDK is imported.
+"""``memctl mcp``'s first answers, given without the MCP SDK.
 
-Importing the SDK costs about 0.6 s of CPU (its pydantic protocol types), more than
+Importing the SDK costs about 0.6-0.9 s of CPU (its pydantic protocol types), more than
 some clients wait for a server to answer ``initialize`` (issue 25: ``claude -p``
-started without memctl's tools). The SDK still speaks the protocol: every message
-the client sends goes to it, in order, and it answers every one. While it loads,
-this front answers the requests whose answer depends only on memctl's and the
-SDK's code (``EARLY_METHODS``: the handshake and the lists) with the answer the SDK
-gave to the same request in an earlier start, kept in ``ANSWERS_FILE`` under the
-data directory with the code's ``stamp``, or else in ``SHIPPED_FILE``, the SDK's answers
-for every protocol version it speaks, made with memctl (``scripts/gen_mcp_answers.py``)
-and used with the SDK release they were made with: so a first start after an install
-or an upgrade is answered at once too. The SDK's own answer to such a request is then
-not sent again; when it differs from the one given, the kept file is corrected. A
-request never seen before waits for the SDK, as it did before this front.
+started without memctl's tools), and most of a session that only searches. So the SDK
+loads only when a request comes that this front does not answer (``Front.wait``); a
+session of the handshake, the lists and searches never imports it. Once it loads, the
+SDK speaks the protocol: every message the client sent goes to it, in order, and it
+answers every one. The front answers the requests whose answer depends only on
+memctl's and the SDK's code (``EARLY_METHODS``: the handshake and the lists) with the
+answer the SDK gave to the same request in an earlier start, kept in ``ANSWERS_FILE``
+under the data directory with the code's ``stamp``, or else in ``SHIPPED_FILE``, the
+SDK's answers for every protocol version it speaks, made with memctl
+(``scripts/gen_mcp_answers.py``) and used with the SDK and pydantic releases they were
+made with: so a first start after an install or an upgrade is answered at once too.
+Once the SDK has loaded, its own answer to such a request is not sent again; when it
+differs from the one given, the kept file is corrected. A request never seen before
+loads the SDK and waits for it, as it did before this front.
 
-A search (``memory_search``, ``session_search``) that comes while the SDK loads is
-answered by the front too (issue 37: the first search of a session waited 1.4-4 s for
-the SDK's import on a loaded machine), as the SDK would answer it: the same function
-(``mcp_search``) on the same ``Context``, one call at a time with the SDK's tools
-(``lock``), its result wrapped as the SDK wraps a tool's. Such a call never reaches
-the SDK, unless its arguments are not exactly right (``mcp_search.early_call``) or
-the search fails: then the SDK answers it, or names what is wrong, as before. Once the
-store is open, a search that records nothing loads what the first one needs
-(``mcp_search.warm``) before the SDK's import starts (``WARM_FIRST_SECONDS``).
+A search (``memory_search``, ``session_search``) is answered by the front too (issue 37:
+the first search of a session waited 1.4-4 s for the SDK's import on a loaded
+machine), as the SDK would answer it: the same function (``mcp_search``) on the same
+``Context``, one call at a time with the SDK's tools (``lock``), its result wrapped as
+the SDK wraps a tool's. Such a call never reaches the SDK, unless its arguments are not
+exactly right (``mcp_search.early_call``) or the search fails: then the SDK answers it,
+or names what is wrong, as before. Once another request goes to the SDK
+(``handed_over``), every later search goes to it too, in order, and the SDK reads
+nothing before the front's searches are answered: a search sent after a
+``memory_store`` finds what it stored. (The handshake and the lists are still answered
+early until the SDK reads: their answers depend on the code alone.)
+Once the store is open, a search that records nothing loads what the first one needs
+(``mcp_search.warm``).
 """
 
 from __future__ import annotations
@@ -64,25 +71,27 @@ LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/ackn
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"  # in a 2026-07-28 result's _meta
 READY_SECONDS = 60.0  # a search waits this long for the server's Context, then the SDK
-# How long the SDK's import waits for the warm-up (mcp_search.warm, 0.3 s of CPU): not
-# to share one interpreter with it, which made the first search twice as slow. It waits
-# no longer than the warm-up, nor once a request comes that only the SDK answers; this
-# long at most while the resident process loads the model (the SDK then loads meanwhile).
-WARM_FIRST_SECONDS = 2.0
 ANSWERS_FILE = "mcp-answers.json"
 SHIPPED_FILE = Path(__file__).with_name("mcp_answers.json")
 SDK_PACKAGES = ("mcp", "mcp_types")
+# What the SDK's answers are also made of: pydantic writes the tools' input schemas. The
+# kept answers are checked against the SDK only in a session that loads it, so a change
+# of these releases must change the stamp and the shipped answers' release.
+SCHEMA_PACKAGES = ("pydantic", "pydantic_core")
 MAX_REQUEST_BYTES = 1 << 16  # longer lines are tool calls, never an early method
 EOF_GRACE, EOF_POLL = 2.0, 0.01  # seconds the SDK may take to answer them at the end
 MAX_ANSWERS = 64  # a few per client version; a full file starts over
 
 
 def stamp() -> str:
-    """What the kept answers depend on: memctl's version, the server module and this one,
-    the SDK's and its protocol types' packages (their files' sizes and change times)."""
+    """What the kept answers depend on: memctl's version, the server modules and this one,
+    the SDK's, its protocol types' and pydantic's packages (their files' sizes and change
+    times)."""
     parts = [__version__]
-    origins = [str(Path(__file__).with_name("mcp_server.py")), str(Path(__file__))]
-    for package in SDK_PACKAGES:
+    here = Path(__file__)
+    origins = [str(here.with_name(name)) for name in ("mcp_server.py", "mcp_search.py")]
+    origins.append(str(here))
+    for package in (*SDK_PACKAGES, *SCHEMA_PACKAGES):
         spec = importlib.util.find_spec(package)
         origins.append(str(spec.origin) if spec and spec.origin else package)
     for origin in origins:
@@ -96,10 +105,11 @@ def stamp() -> str:
 
 
 def sdk_release() -> str:
-    """The SDK's installed releases, as their ``.dist-info`` folders name them
-    (``mcp-2.3.0 mcp_types-2.3.0``; importlib.metadata takes ~0.1 s to import)."""
+    """The SDK's and pydantic's installed releases, as their ``.dist-info`` folders name
+    them (``mcp-2.3.0 mcp_types-2.3.0 pydantic-2.14.4 pydantic_core-2.50.5``;
+    importlib.metadata takes ~0.1 s to import)."""
     found = []
-    for package in SDK_PACKAGES:
+    for package in (*SDK_PACKAGES, *SCHEMA_PACKAGES):
         spec = importlib.util.find_spec(package)
         where = Path(spec.origin).parent.parent if spec and spec.origin else None
         names = [p.name for p in where.glob(f"{package}-*.dist-info")] if where else []
@@ -140,9 +150,14 @@ class Front:
         self.ctx: Context | None = None  # the server's, once open: searches answered early
         self.ready = threading.Event()  # set with ctx
         self.lock = threading.Lock()  # one call at a time on ctx: the front's and the SDK's
+        # What the server's main thread waits on (``wait``), under ``state``:
+        self.state = threading.Condition()
         self.searching = 0  # searches the front is answering
-        # set when the warm-up is done (or failed), or a request waits for the SDK
-        self.sdk_wanted = threading.Event()
+        self.wanted = False  # a request came that the front does not answer: load the SDK
+        self.handed_over = False  # a request went to the SDK: every later search goes too
+        self.reading = True  # the reader thread has not met the wire's end
+        self.ended = False  # the end (None) is in the queue, after every search's line
+        self.gone = False  # a read or a write failed: the client is gone
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -177,12 +192,36 @@ class Front:
         from memctl.integrations.mcp_search import warm
 
         try:
-            warm(ctx)
+            if not self.ended:  # a client gone already asks nothing
+                warm(ctx)
         except Exception:  # a search that finds what failed says so itself
             pass
         finally:
             self.lock.release()
-            self.sdk_wanted.set()
+
+    def wait(self) -> bool:
+        """Wait for what comes first: a request the front does not answer (True: load the
+        SDK) or the wire's end with every search answered (False: the session is over,
+        and the SDK was never needed). False too when the client went while the SDK was
+        wanted: nothing the SDK says would reach it."""
+        with self.state:
+            self.state.wait_for(lambda: self.wanted or self.ended)
+            return self.wanted and not self.gone
+
+    def _want(self, hand_over: bool) -> None:
+        """The SDK is needed (``hand_over``: and every later line is its to answer)."""
+        with self.state:
+            self.wanted = True
+            self.handed_over = self.handed_over or hand_over
+            self.state.notify_all()
+
+    def _end(self) -> None:
+        """The wire's end to the SDK's queue, once the reader met it and every search the
+        front took is answered (or queued for the SDK: before the end). Under ``state``."""
+        if not self.reading and not self.searching and not self.ended:
+            self.ended = True
+            self.lines.put(None)
+            self.state.notify_all()
 
     def _read_wire(self) -> None:
         """The client's lines, to the SDK's queue, then its end (None): however the
@@ -194,17 +233,23 @@ class Front:
         try:
             for line in self.wire_in:
                 if not self.sdk_reading:
-                    if self._search_early(line):
+                    if not self.handed_over and self._search_early(line):
                         continue  # answered by the front, never by the SDK
-                    if not self._answer_early(line) and _is_request(line):
-                        self.sdk_wanted.set()  # a request only the SDK answers: load it now
+                    early = self._answer_early(line)
+                    if not early and _is_request(line):
+                        # a request only the SDK answers: load it now; an early method
+                        # not answered (a handshake not seen before) changes nothing, so
+                        # the searches after it are still the front's
+                        self._want(hand_over=early is None)
                 else:
                     self._note(line)
                 self.lines.put(line)
-        except OSError:  # the client is gone: nothing to warm for, the SDK reads the end
-            self.sdk_wanted.set()
+        except OSError:  # the client is gone: the SDK, if it loads, reads the end
+            self.gone = True
         finally:
-            self.lines.put(None)
+            with self.state:
+                self.reading = False
+                self._end()
 
     def _search_early(self, line: bytes) -> bool:
         """Whether ``line`` is a search the front answers (in a thread of its own)."""
@@ -216,7 +261,7 @@ class Front:
             return False
         if work is None:
             return False
-        with self.write_lock:
+        with self.state:
             self.searching += 1
         threading.Thread(
             target=self._search, args=(line, *work), name="mcp-search", daemon=True
@@ -235,13 +280,20 @@ class Front:
             with self.lock:
                 purge_if_forgotten(self.ctx)  # as the SDK's calls do (mcp_server.Door)
                 answer = SEARCHES[name](self.ctx, **arguments)
-            self._send({"jsonrpc": "2.0", "id": ident, "result": tool_result(answer, modern)})
+            result = tool_result(answer, modern)
         except Exception:  # a memctl error or any other: the SDK answers, and says what it is
             self.lines.put(line)
-            self.sdk_wanted.set()
+            self._want(hand_over=True)
+        else:
+            try:
+                self._send({"jsonrpc": "2.0", "id": ident, "result": result})
+            except OSError:  # the client is gone (EPIPE): no reason to load the SDK
+                self.gone = True
         finally:
-            with self.write_lock:
+            with self.state:
                 self.searching -= 1
+                self._end()
+                self.state.notify_all()  # the SDK's first read waits for the searches
 
     def _key(self, message: Any) -> tuple[Any, str] | None:
         """(id, key) of a request the front may answer, or None. The SDK's answers to
@@ -284,11 +336,12 @@ class Front:
             self.pending[found[0]] = found[1]
         return found
 
-    def _answer_early(self, line: bytes) -> bool:
-        """Whether ``line`` is an early-method request answered here."""
+    def _answer_early(self, line: bytes) -> bool | None:
+        """Whether ``line``, an early-method request, was answered here; None for any
+        other line."""
         found = self._note(line)
         if found is None:
-            return False
+            return None
         ident, key = found
         result = self.answers.get(key, self.shipped.get(key))
         if result is None:
@@ -312,14 +365,17 @@ class Front:
     # The SDK's side: its stdin and stdout (anyio wraps these in threads).
 
     def readline(self) -> str:
-        self.sdk_reading = True
+        if not self.sdk_reading:
+            self.sdk_reading = True  # no search starts in the front from now on
+            with self.state:  # the searches taken before a request handed over come first
+                self.state.wait_for(lambda: not self.searching)
         line = self.lines.get()
         if line is None:
             self.lines.put(None)  # every later read is at the end too
             # The SDK cancels what it has not answered when its input ends: the answers of
             # the early methods are let through first, so the kept ones can be checked.
             ends = time.monotonic() + EOF_GRACE
-            while (self.pending or self.searching) and time.monotonic() < ends:
+            while self.pending and time.monotonic() < ends:
                 time.sleep(EOF_POLL)
             return ""
         return line.decode("utf-8", errors="replace")
@@ -461,7 +517,8 @@ def claim_wire() -> tuple[Any, int]:
 
 def main(options: dict[str, Any]) -> int:
     """``memctl [--home DIR] [-c K=V] mcp`` from the fast lane (no Typer): the front
-    starts answering, then the SDK loads and serves."""
+    answers; the SDK loads and serves only once a request comes that the front does not
+    answer."""
     from memctl.config import settings_from_flags
 
     settings = settings_from_flags(options.get("home"), options.get("config", []))
@@ -472,8 +529,10 @@ def main(options: dict[str, Any]) -> int:
 
     with open_context(settings) as ctx:
         front.attach(ctx)
-        front.sdk_wanted.wait(WARM_FIRST_SECONDS)
-        from memctl.integrations.mcp_server import serve  # the SDK: a second or more
+        if front.wait():
+            from memctl.integrations.mcp_server import serve  # the SDK: a second or more
 
-        serve(ctx, front, front.lock)
+            serve(ctx, front, front.lock)
+        with front.lock:  # the warm-up is done with the store before it closes
+            pass
     return 0

@@ -28,6 +28,7 @@ HANDSHAKE = {
     "clientInfo": {"name": "test", "version": "1"},
 }
 LISTS = ("tools/list", "resources/list", "prompts/list")
+PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}  # only the SDK answers it: it loads
 
 
 class Wire:
@@ -134,6 +135,7 @@ def test_a_first_start_is_answered_from_the_shipped_answers_as_the_sdk_answers(
 def test_a_kept_answer_the_sdk_no_longer_gives_is_corrected(
     home: Path, first: tuple[dict[Any, bytes], str]
 ) -> None:
+    """In a session that loads the SDK (a ping: the front does not answer it)."""
     sdk, kept = first
     path = home / ANSWERS_FILE
     stale = json.loads(kept)
@@ -142,7 +144,7 @@ def test_a_kept_answer_the_sdk_no_longer_gives_is_corrected(
     home.mkdir()
     path.write_text(json.dumps(stale))
     upgraded = {**HANDSHAKE, "clientInfo": {"name": "test", "version": "2"}}
-    answers, stderr = start(home, handshake=upgraded)
+    answers, stderr = start(home, PING, handshake=upgraded)
     assert json.loads(answers[1])["result"] == {"tools": []}  # the front answered
     assert "stale" in stderr
     assert json.loads(path.read_text()) == json.loads(kept)
@@ -202,10 +204,11 @@ def test_the_sdk_client_lists_and_calls_tools_on_first_and_later_starts(home: Pa
     assert "make release" in found
 
 
-def modern_start(home: Path, version: str) -> tuple[dict[Any, bytes], str]:
+def modern_start(home: Path, version: str, ping: bool = False) -> tuple[dict[Any, bytes], str]:
     """A start in the 2026-07-28 protocol, as Claude Code 2.1.330 makes it: no initialize,
     server/discover, a subscription to changes and the lists, the protocol version and the
-    client in each _meta (Claude Code waits for the subscription's acknowledgement)."""
+    client in each _meta (Claude Code waits for the subscription's acknowledgement);
+    ``ping``: then a ping, which loads the SDK."""
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "test", "version": version},
@@ -214,25 +217,26 @@ def modern_start(home: Path, version: str) -> tuple[dict[Any, bytes], str]:
     wire = Wire(home)
     lines = {}
     listen = {"_meta": meta, "notifications": {"toolsListChanged": True}}
-    for ident, method, params in (
+    asked = [
         (0, "server/discover", {"_meta": meta}),
         ("listen:0", "subscriptions/listen", listen),
         (1, "tools/list", {"_meta": meta}),
-    ):
+    ]
+    for ident, method, params in asked + ([("ping", "ping", {"_meta": meta})] if ping else []):
         wire.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
         lines[ident] = wire.answer()  # the listen's: the subscription acknowledged
     return lines, wire.close()
 
 
 def test_the_2026_protocol_gets_the_early_answers_too(home: Path) -> None:
-    sdk, stderr = modern_start(home, "1")  # answered from the shipped answers: as the SDK's
+    sdk, stderr = modern_start(home, "1", ping=True)  # answered as the SDK answers: it loads
     assert "capabilities" in json.loads(sdk[0])["result"] and stderr == ""
     path = home / ANSWERS_FILE
     kept = json.loads(path.read_text())
     key = next(k for k in kept["answers"] if '"tools/list"' in k)
     kept["answers"][key] = {"tools": []}
     path.write_text(json.dumps(kept))
-    answers, stderr = modern_start(home, "2")  # a client's new version: still answered
+    answers, stderr = modern_start(home, "2", ping=True)  # a new client version: answered early
     assert answers[0] == sdk[0] and answers["listen:0"] == sdk["listen:0"]
     assert json.loads(sdk["listen:0"])["method"] == "notifications/subscriptions/acknowledged"
     assert json.loads(answers[1])["result"] == {"tools": []}  # the front answered
