@@ -321,7 +321,9 @@ class Front:
             self.handshake = {"protocolVersion": version}
         elif self.handshake is None:
             return None
-        asked = None if method == "initialize" else params or None  # initialize's: the handshake
+        # initialize's params are the handshake; a request's _meta (Codex: a progress token,
+        # its thread and session, new each request) asks nothing of a list's answer
+        asked = None if method == "initialize" else _without_meta(params) or None
         return ident, json.dumps([self.handshake, method, asked], sort_keys=True)
 
     def _note(self, line: bytes) -> tuple[Any, str] | None:
@@ -473,6 +475,13 @@ def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
         result["resultType"] = "complete"
         result["_meta"] = {SERVER_INFO: {"name": SERVER_NAME, "version": __version__}}
     return result
+
+
+def _without_meta(params: Any) -> Any:
+    """``params`` without its ``_meta``, as the SDK reads it to answer a list."""
+    if not isinstance(params, dict):
+        return params
+    return {name: value for name, value in params.items() if name != "_meta"}
 
 
 def _handshake_version(params: Any) -> str | None:

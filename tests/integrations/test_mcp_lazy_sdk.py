@@ -150,3 +150,20 @@ def test_a_store_loads_the_sdk_and_the_requests_behind_it_keep_their_order(
     assert results(by_id[1])[0] == FACT and results(by_id[5])[0] == FACT
     assert "memory_store" in {t["name"] for t in by_id[4]["result"]["tools"]}
     assert "mcp.server.mcpserver" in modules  # the SDK loaded, and answered
+
+
+def test_a_list_carrying_a_clients_meta_is_answered_without_the_sdk(
+    stored: Path, tmp_path: Path
+) -> None:
+    """Codex sends its tools/list with a _meta of a progress token, its thread and its
+    session, new each session: the saved answer still serves it (before, every Codex
+    session loaded the SDK for its list)."""
+    session = Session(tmp_path / "stderr", "pipes")
+    session.send(0, "initialize", HANDSHAKE)
+    session.send(None, "notifications/initialized")
+    meta = {"progressToken": 1, "threadId": "t-81", "sessionId": "s-81"}
+    session.send(1, "tools/list", {"_meta": meta})
+    (listed,) = session.answers(1)[-1:]
+    modules = session.close()
+    assert "memory_search" in {t["name"] for t in listed["result"]["tools"]}
+    assert loaded_sdk(modules) == []
