@@ -796,11 +796,11 @@ def test_a_private_block_the_assistant_quotes_back_reaches_no_file(
 def test_redact_reaches_the_copies_init_kept_of_the_assistants_files(
     home: Path, tmp_path: Path
 ) -> None:
-    """`memctl init` keeps each assistant file it changes as it was, in the data directory:
-    Claude Code's `~/.claude.json` holds its prompt history (a password typed in a prompt)
-    and its MCP servers' tokens. `memctl redact` ("a leaked value out of every session,
-    memory and backup") left those copies holding the value; an undo puts a copy back as
-    it now reads."""
+    """`memctl init` keeps an instructions file it adds its block to whole, in the data
+    directory (a value the user wrote there too). `memctl redact` ("a leaked value out of
+    every session, memory and backup") left those copies holding the value; an undo puts a
+    copy back as it now reads. Of `~/.claude.json` (Claude Code's prompt history, its MCP
+    servers' tokens) only memctl's own key is kept: no copy of the value to rewrite."""
     user = tmp_path / "user"
     (user / ".claude").mkdir(parents=True)
     value = "Zyx-Quokka-7781-staging"
@@ -810,20 +810,22 @@ def test_redact_reaches_the_copies_init_kept_of_the_assistants_files(
         "mcpServers": {"gh": {"command": "gh-mcp", "env": {"GH_TOKEN": value}}},
     }
     (user / ".claude.json").write_text(json.dumps(claude))
+    (user / ".claude" / "CLAUDE.md").write_text(f"# Mine\nThe staging password is {value}.\n")
     env = {"HOME": str(user), "PATH": ""}
 
     def _ok_in(*args: str) -> subprocess.CompletedProcess[str]:
         return run_cli(*args, env=env, cwd=tmp_path)
 
     assert _ok_in("init").returncode == 0
-    assert files_holding(home, value)  # the copy of ~/.claude.json
+    (copy,) = files_holding(home, value)  # the copy of CLAUDE.md, not of ~/.claude.json
+    assert copy.endswith(".bak")
     said = _ok_in("redact", value, "--json")
     assert said.returncode == 0, said.stderr
-    assert any(name.endswith(".bak") for name in json.loads(said.stdout)["backups_rewritten"])
+    assert json.loads(said.stdout)["backups_rewritten"] == [copy]
     assert files_holding(home, value) == []
     assert _ok_in("init", "--undo").returncode == 0
     restored = json.loads((user / ".claude.json").read_text())
-    assert "memctl" not in restored.get("mcpServers", {})
-    assert restored["projects"]["/home/u/app"]["history"][0]["display"] == (
-        "use password [REDACTED] now"
+    assert "memctl" not in restored.get("mcpServers", {}) and restored == claude
+    assert (user / ".claude" / "CLAUDE.md").read_text() == (
+        "# Mine\nThe staging password is [REDACTED].\n"
     )

@@ -4,9 +4,14 @@ A ``Plan`` reads files through an overlay, so two changes to one file (Codex and
 OpenCode both write ``AGENTS.md``) see each other. Applying a plan backs up
 every file it changes under ``$MEMCTL_HOME/backups/<run>/`` with a manifest
 (the path, whether it existed, the SHA-256 of what memctl wrote), then writes
-each file atomically. Undo puts back the exact bytes that were there, but only
-where the file still holds what memctl wrote: a file changed since is named
-and left alone unless forced.
+each file atomically. Of a JSON or TOML config file only memctl's changes are kept
+(``clients.patches``: the keys it added, replaced or removed, with their old values),
+never the rest of it (``~/.claude.json`` holds Claude Code's prompt history and other
+servers' tokens); other files (an instructions file memctl adds a block to) are kept
+whole. Undo puts back the exact bytes that were there where the file still holds
+what memctl wrote; from a config file changed since, it takes memctl's changes back
+and keeps the others. A file changed since where memctl's keys are (or, kept whole,
+anywhere) is named and left alone unless forced.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memctl.clients import formats, patches
 from memctl.config.files import create_private, private_dir
 
 BACKUPS = "backups"
@@ -137,15 +143,17 @@ def apply(plan: Plan, home: Path, command: str) -> Path | None:
     entries = []
     for index, (path, before, after) in enumerate(files):
         backup = None
+        patch = None if before is None or after is None else patches.make(path, before, after)
         if before is not None:
             backup = f"{index}.bak"
             with create_private(run / backup) as out:
-                out.write(before)
+                out.write(before if patch is None else json.dumps(patch, indent=1).encode())
         entries.append(
             {
                 "path": str(path),
                 "client": clients[path],
                 "backup": backup,
+                "kept": "whole" if patch is None else "changes",
                 "written": sha256(after),
                 "created_dirs": _missing_dirs(path),
                 "undone": False,
@@ -170,6 +178,8 @@ class UndoReport:
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)  # changed since memctl wrote them
+    # changed since too: memctl's changes taken back, the others kept
+    merged: list[str] = field(default_factory=list)
 
 
 def runs(home: Path) -> list[tuple[Path, dict[str, Any]]]:
@@ -206,6 +216,8 @@ def undo(
 def _undo_entry(run: Path, entry: dict[str, Any], force: bool, report: UndoReport) -> bool:
     path = Path(entry["path"])
     current = path.read_bytes() if path.is_file() else None
+    if entry.get("kept") == "changes":  # older runs: the file whole
+        return _undo_changes(run, path, current, entry, force, report)
     if sha256(current) != entry["written"] and not force:
         report.left.append(str(path))
         return False
@@ -220,4 +232,29 @@ def _undo_entry(run: Path, entry: dict[str, Any], force: bool, report: UndoRepor
     else:
         write_atomic(path, (run / entry["backup"]).read_bytes())
         report.restored.append(str(path))
+    return True
+
+
+def _undo_changes(
+    run: Path,
+    path: Path,
+    current: bytes | None,
+    entry: dict[str, Any],
+    force: bool,
+    report: UndoReport,
+) -> bool:
+    """memctl's changes to a config file taken back from the file as it stands now."""
+    if current is None:  # taken away since: nothing of memctl's left in it
+        report.left.append(str(path))
+        return False
+    patch = json.loads((run / entry["backup"]).read_text(encoding="utf-8"))
+    unchanged = sha256(current) == entry["written"]
+    try:
+        back = patches.undo(path, current, patch, unchanged, force)
+    except (patches.Conflict, formats.MalformedConfig):
+        report.left.append(str(path))
+        return False
+    if back != current:
+        write_atomic(path, back)
+    (report.restored if unchanged else report.merged).append(str(path))
     return True

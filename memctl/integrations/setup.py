@@ -230,8 +230,9 @@ def uninstall(
     command: str, names: tuple[str, ...], place: Where, run: Launcher, home: Path, force: bool
 ) -> Removal:
     """Put back every file ``command`` (init or install) changed for these clients, byte for
-    byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
-    ``force``, which puts back the old bytes anyway)."""
+    byte; from a file changed since memctl wrote it, take out only memctl's parts (a config
+    file: memctl's keys set back as they were, the other changes kept), unless ``force``,
+    which puts back the old bytes (memctl's keys) anyway."""
     clients = set(check_names(names, (*CLIENTS, cron.NAME, shell.NAME))) if names else None
     run = _shared(place, run)
     undone = files.undo(home, (command,), clients, force)
@@ -255,7 +256,8 @@ def uninstall(
     if command == "init" and place.project is not None and clients is None:
         template = remove_project_template(place.project)  # init wrote it: it goes with it
         undone.removed += [str(template)] if template else []
-    return Removal(undone, [str(path) for path, _, _ in plan.files()], notes + plan.notes)
+    cleaned = undone.merged + [str(path) for path, _, _ in plan.files()]
+    return Removal(undone, cleaned, notes + plan.notes)
 
 
 def combine(first: Removal, second: Removal) -> Removal:
@@ -264,6 +266,7 @@ def combine(first: Removal, second: Removal) -> Removal:
         first.undone.restored + second.undone.restored,
         first.undone.removed + second.undone.removed,
         first.undone.left + second.undone.left,
+        first.undone.merged + second.undone.merged,
     )
     return Removal(undone, first.cleaned + second.cleaned, first.notes + second.notes)
 
