@@ -222,7 +222,10 @@ def show_removal(removal: setup.Removal, as_json: bool, nothing: str = "nothing 
     for path in undone.removed:
         say(f"removed {path}")
     for path in cleaned:
-        say(f"took memctl's part out of {path} (changed since memctl wrote it)")
+        if path in undone.merged:  # a config file's patch: memctl's keys set back as they were
+            say(f"put back what memctl changed in {path}, keeping what changed there since")
+        else:
+            say(f"took memctl's part out of {path} (changed since memctl wrote it)")
     for note in removal.notes:
         say(note)
     if not (undone.restored or undone.removed or cleaned):

@@ -93,6 +93,13 @@ def test_an_undo_puts_back_what_init_replaced_and_keeps_what_changed_since(
     assert (user / ".claude.json").read_bytes() == claude_json([PROMPT, "a later prompt"], older)
     assert files_holding(home, "/opt/old/memctl")  # what init replaced is kept: that, only
     assert files_holding(home, PROMPT) == []
+    (user / ".claude.json").write_bytes(claude_json([PROMPT], older))
+    memctl(user, tmp_path, "init")
+    doc = json.loads((user / ".claude.json").read_text())
+    doc["projects"]["/home/u/app"]["history"].append({"display": "a later prompt"})
+    (user / ".claude.json").write_text(json.dumps(doc, indent=2) + "\n")
+    said = memctl(user, tmp_path, "init", "--undo").stdout
+    assert f"put back what memctl changed in {user / '.claude.json'}" in said  # not "took out"
 
 
 def test_a_whole_file_backup_of_the_previous_version_still_undoes(
