@@ -367,14 +367,32 @@ class Clone:
         if self.has(self.upstream):
             self.repo.git.reset("--hard", "--quiet", self.upstream)
 
+    def drop_all_memories(self) -> None:
+        """With no remote branch (nothing was ever pushed: every commit here waits), go
+        back to the first commit when it holds no memory (the layout ``sync init`` wrote),
+        else to a new one of its files outside ``memories/``; the next sync writes the
+        database's memories on top of it again."""
+        if self.has(self.upstream) or not self.has("HEAD"):
+            return
+        first = self.repo.git.rev_list("--max-parents=0", "HEAD").split()[-1]
+        prefix = MEMORIES.encode() + b"/"
+        files = self.raw_tree(first)
+        kept = {path: meta for path, meta in files.items() if not path.startswith(prefix)}
+        if len(kept) < len(files):
+            tree = self._mktree(kept)
+            message = "memctl: a sync repository"
+            first = self._plumb("commit-tree", tree, "-m", message, env=self._identity("sync"))
+        self.move_to(first)
+
     def unpushed_touch(self, paths: list[str]) -> bool:
         """Whether a commit of this clone that the remote lacks (as of the last fetch)
-        writes or removes one of ``paths``."""
-        if not paths or not self.has("HEAD") or not self.has(self.upstream):
+        writes or removes one of ``paths``: with no remote branch, any commit here."""
+        if not paths or not self.has("HEAD"):
             return False
+        waiting = f"{self.upstream}..HEAD" if self.has(self.upstream) else "HEAD"
         for at in range(0, len(paths), PATHS_AT_ONCE):
             chunk = paths[at : at + PATHS_AT_ONCE]
-            if self.repo.git.rev_list("-1", f"{self.upstream}..HEAD", "--", *chunk):
+            if self.repo.git.rev_list("-1", waiting, "--", *chunk):
                 return True
         return False
 
@@ -384,6 +402,7 @@ class Clone:
         push carried it leaves this clone and never reaches the remote. The database makes
         the other memories' files again at the next sync (``incoming.gone_own``)."""
         self.drop_unpushed()
+        self.drop_all_memories()
         self.repo.git.reflog("expire", "--expire=now", "--all")
         (Path(self.repo.git_dir) / "ORIG_HEAD").unlink(missing_ok=True)
         self.repo.git.gc("--prune=now", "--quiet")

@@ -350,6 +350,48 @@ def test_text_taken_out_before_a_sync_could_push_it_never_reaches_the_remote(
     assert "make release from main" in head and "[REDACTED]" in head  # the rest went out
 
 
+def test_text_taken_out_before_the_first_push_never_reaches_an_empty_remote(
+    tmp_path: Path,
+) -> None:
+    """The remote has no branch yet (`sync init`'s push was refused and a second `sync init`
+    took the clone as it was), so every commit of the clone waits, none "unpushed" against
+    a remote branch: a permanent delete and a redact kept them, and the next sync pushed
+    both texts. Now the clone goes back to its layout commit, the next sync writes the other
+    memory again, and nothing says the history keeps either."""
+    remote = bare_repo(tmp_path)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    home = tmp_path / "home"
+    at_home = ("--home", str(home))
+    _ok(*at_home, "config", "set", "llm", "none")
+    assert run_cli(*at_home, "sync", "init", str(remote)).returncode != 0
+    _ok(*at_home, "sync", "init", str(remote))
+    made = {
+        name: json.loads(_ok(*at_home, "remember", text, "--json"))["id"]
+        for name, text in {
+            "redacted": f"the vault combination is {WORD}",
+            "deleted": "the Velmorafinch contract renewal is due in March",
+            "kept": OTHER,
+        }.items()
+    }
+    _ok(*at_home, "promote", *made.values())
+    refused = run_cli(*at_home, "sync")
+    assert refused.returncode != 0 and "cannot push" in refused.stderr
+    clone = home / "sync" / "repo" / ".git"
+    assert _objects_holding(clone, WORD) and _objects_holding(clone, "Velmorafinch")
+    said = _ok(*at_home, "redact", WORD) + _ok(*at_home, "delete", made["deleted"], "--permanent")
+    assert "shared through sync" not in said
+    hook.unlink()
+    _ok(*at_home, "sync")
+    for needle in (WORD, "Velmorafinch"):
+        assert not _objects_holding(remote, needle), needle
+        assert not _objects_holding(clone, needle), needle
+    head = git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert "make release from main" in head and "[REDACTED]" in head
+    assert "format" in git("--git-dir", str(remote), "show", "HEAD:memctl.yaml")
+
+
 def test_a_forget_with_a_broken_sync_clone_still_takes_the_text_out(tmp_path: Path) -> None:
     """Looking for unpushed commits reads the clone with git: a clone git cannot read (its
     HEAD damaged) must not stop a forget halfway (the store done, the backups not); the
