@@ -20,7 +20,7 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture_report import CaptureReport, IngestOptions
 from memctl.ingest.parse import Transcript, shape_of
-from memctl.ingest.source import Input
+from memctl.ingest.source import Input, wide_codec
 from memctl.memories.operations import resolve_scope
 from memctl.model import Session, format_time
 from memctl.store.database import Database
@@ -136,6 +136,9 @@ def open_transcript(
     if path in (None, "-") or whole:
         return Opened(open_input(path, stdin), options)
     stream = _open_file(str(path))
+    if wide_codec(stream.read(4)):  # UTF-16 or UTF-32: byte offsets are no line marks
+        stream.close()
+        return Opened(open_input(path, stdin), options)
     key = os.path.abspath(str(path))
     mark = read_mark(ctx.db, key, known_forget_key(ctx.settings.home))
     start, after, resumed, inside = 0, 0, options, None

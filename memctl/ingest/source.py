@@ -8,8 +8,9 @@ a time by :func:`json_members`.
 
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from memctl.config.safe_load import TOO_DEEP
@@ -50,6 +51,10 @@ class Input:
         self.head = stream.read(SNIFF_BYTES)
         if self.head.startswith(b"\xef\xbb\xbf"):
             self.head = self.head[3:]
+        codec = wide_codec(self.head)
+        if codec is not None:  # read as UTF-8 from here on
+            self._stream = Transcoded(stream, codec, self.head)
+            self.head = self._stream.read(SNIFF_BYTES)
         if _binary(self.head):
             raise InputError(f"{name} holds binary data, not {what}")
         if not self.head.replace(b"\x00", b"").strip():
@@ -105,6 +110,54 @@ class Input:
             self.nul_bytes += nuls
             raw = raw.replace(b"\x00", b"")
         return raw.decode("utf-8", errors="replace")
+
+
+def wide_codec(head: bytes) -> str | None:
+    """The codec of text that starts with a UTF-16 or UTF-32 byte order mark (what
+    PowerShell's ``>`` and Windows tools write), None for any other: its NUL bytes are no
+    sign of binary data."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return None
+
+
+class Transcoded:
+    """A byte stream of UTF-16 or UTF-32 text read as UTF-8 (its byte order mark left
+    out), a chunk at a time."""
+
+    def __init__(self, raw: ByteStream, codec: str, head: bytes = b"") -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+        self._buffer = self._decoder.decode(head).encode("utf-8")
+        self._done = False
+
+    def _fill(self, enough: Callable[[], bool]) -> None:
+        while not self._done and not enough():
+            raw = self._raw.read(CHUNK_CHARS)
+            self._done = not raw
+            self._buffer += self._decoder.decode(raw, final=self._done).encode("utf-8")
+
+    def read(self, size: int = -1, /) -> bytes:
+        self._fill(lambda: 0 <= size <= len(self._buffer))
+        cut = len(self._buffer) if size < 0 else size
+        out, self._buffer = self._buffer[:cut], self._buffer[cut:]
+        return out
+
+    def readline(self, size: int = -1, /) -> bytes:
+        self._fill(lambda: b"\n" in self._buffer or 0 <= size <= len(self._buffer))
+        end = self._buffer.find(b"\n") + 1 or len(self._buffer)
+        if size >= 0:
+            end = min(end, size)
+        out, self._buffer = self._buffer[:end], self._buffer[end:]
+        return out
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.readline, b"")
+
+    def close(self) -> None:
+        self._raw.close()
 
 
 def _binary(head: bytes) -> bool:

@@ -102,3 +102,61 @@ def test_a_pipe_named_as_a_file_is_imported_as_standard_input_is(
     writer.join(timeout=30)
     assert done.returncode == 0, done.stderr
     assert "Krustle" in run_cli("list").stdout
+
+
+def test_text_with_a_utf16_or_utf32_byte_order_mark_is_imported_as_text(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl import` of what PowerShell's `>` writes (UTF-16 with a byte order mark) said
+    "holds binary data": its NUL bytes were taken for binary. Text with a UTF-16/32 mark is
+    read as text now; a file with NUL bytes and no mark is still refused, in one line."""
+    notes = {
+        "utf-16": "# Deploy\r\n\r\nWe ship the Krustle app with make ship.\r\n",
+        "utf-16-be": "We keep the Vornish keys in the Oslo vault.\n",
+        "utf-32": "The Plimbett cluster restarts at 04:00 UTC.\n",
+    }
+    paths = []
+    for codec, text in notes.items():
+        path = tmp_path / f"{codec}.txt"
+        mark = b"\xfe\xff" if codec == "utf-16-be" else b""
+        path.write_bytes(mark + text.encode(codec))
+        paths.append(str(path))
+    done = run_cli("import", *paths, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = run_cli("list").stdout
+    for word in ("Krustle", "Vornish", "Plimbett"):
+        assert word in listed, word
+    binary = tmp_path / "blob.dat"
+    binary.write_bytes(b"w\x00e\x00 \x00s\x00h\x00i\x00p\x00\n\x00")
+    refused = run_cli("import", str(binary))
+    assert refused.returncode == 6
+    assert refused.stderr.strip().splitlines() == [
+        f"memctl: error: {binary} holds binary data, not text or a known export format"
+    ]
+
+
+def test_a_utf16_transcript_is_ingested_and_read_again_when_it_grows(
+    home: Path, tmp_path: Path
+) -> None:
+    """`memctl ingest` of a UTF-16 transcript said "binary data"; read as text, its read
+    mark (a byte offset after a newline byte) would have made a later ingest start inside
+    a UTF-16 character and read nothing: such a file is read whole each time."""
+
+    def line(uuid: str, role: str, text: str) -> str:
+        message = {"role": role, "content": text}
+        when = f"2026-12-01T10:0{uuid[-1]}:00Z"
+        record = {"type": role, "message": message, "sessionId": "s16", "uuid": uuid}
+        return json.dumps({**record, "timestamp": when}) + "\n"
+
+    path = tmp_path / "session.jsonl"
+    first = line("u1", "user", "the Zorbluff server runs on port 8443")
+    path.write_bytes(b"\xfe\xff" + (first + line("u2", "assistant", "Noted.")).encode("utf-16-be"))
+    done = run_cli("ingest", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "2 new" in done.stdout
+    with path.open("ab") as grown:
+        grown.write(line("u3", "user", "the Quibblenet gateway is at 10.0.0.9").encode("utf-16-be"))
+    again = run_cli("ingest", str(path))
+    assert again.returncode == 0, again.stderr
+    assert "1 new" in again.stdout
+    assert "Quibblenet" in run_cli("sessions", "grep", "Quibblenet").stdout
