@@ -170,6 +170,8 @@ def restore(settings: Settings, db: Database, source: Path) -> Path:
     The caller holds the maintain lock and closes ``db`` afterwards (it is
     checkpointed here so its WAL holds nothing the new file would lose).
     """
+    if source.is_dir():
+        raise InputError(_a_directory(settings, source))
     if not source.is_file():
         raise NotFoundError(f"no backup file {source}")
     problems = backup_problems(source)
@@ -188,3 +190,17 @@ def restore(settings: Settings, db: Database, source: Path) -> Path:
         target.with_name(target.name + extra).unlink(missing_ok=True)
     shutil.rmtree(target.with_name(target.name + ".vectors"), ignore_errors=True)
     return saved
+
+
+def _a_directory(settings: Settings, folder: Path) -> str:
+    """What to pass instead of ``folder``: the newest backup file in it, else where
+    memctl keeps them."""
+    said = f"{folder} is a directory, not a backup file"
+    held = sorted(folder.glob(f"{PREFIX}*{SUFFIX}"))
+    if held:
+        return f"{said}: pass one of its files, the newest {held[-1]}"
+    kept = backups(settings)
+    if kept:
+        return f"{said}: pass a backup file (the newest is {kept[-1]})"
+    where = backup_dir(settings)
+    return f"{said}: pass a backup file (none made yet: `memctl maintain` makes them in {where})"

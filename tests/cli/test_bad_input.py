@@ -160,3 +160,27 @@ def test_a_utf16_transcript_is_ingested_and_read_again_when_it_grows(
     assert again.returncode == 0, again.stderr
     assert "1 new" in again.stdout
     assert "Quibblenet" in run_cli("sessions", "grep", "Quibblenet").stdout
+
+
+def test_restore_of_a_directory_says_it_is_one_and_what_to_pass(home: Path) -> None:
+    """`memctl restore DIR` said "no backup file DIR", as for a path that is not there; it
+    now says DIR is a directory and names a backup file to pass (the newest in it, or the
+    newest memctl made), in one line, the store untouched."""
+    assert run_cli("remember", "the Drevlin cache is warmed at boot").returncode == 0
+    nothing_yet = run_cli("restore", str(home))
+    assert nothing_yet.returncode == 6
+    (said,) = nothing_yet.stderr.strip().splitlines()
+    assert f"{home} is a directory, not a backup file" in said
+    assert "none made yet: `memctl maintain` makes them in" in said
+    backed = ["-c", "maintain.backups=3", "-c", "maintain.backup_every_hours=0", "maintain"]
+    assert run_cli(*backed).returncode == 0
+    (newest,) = (home / "backups").glob("memctl-*.db")
+    for folder, says in (
+        (home, f"the newest is {newest}"),
+        (newest.parent, f"the newest {newest}"),
+    ):
+        done = run_cli("restore", str(folder))
+        assert done.returncode == 6
+        (said,) = done.stderr.strip().splitlines()
+        assert f"{folder} is a directory, not a backup file" in said and says in said
+    assert "Drevlin" in run_cli("list").stdout
