@@ -307,9 +307,14 @@ def _stdin_text(what: str, limit: int) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError(f"give the {what} as an argument or on standard input")
     data = sys.stdin.buffer.read(4 * limit + 4)  # at most 4 bytes a character, and 1 more
-    if b"\x00" in data:
-        raise InputError("standard input holds binary data, not text")
-    text = data.decode("utf-8", errors="replace")
+    codec = None
+    if b"\x00" in data:  # text with a UTF-16/32 byte order mark (PowerShell's pipe) has NULs
+        from memctl.ingest.source import wide_codec
+
+        codec = wide_codec(data)
+        if codec is None:
+            raise InputError("standard input holds binary data, not text")
+    text = data.decode(codec or "utf-8-sig", errors="replace")
     if len(text) > limit or sys.stdin.buffer.read(1):
         raise InputError(f"the {what} on standard input is over the limit of {limit:,} characters")
     return text

@@ -184,3 +184,20 @@ def test_restore_of_a_directory_says_it_is_one_and_what_to_pass(home: Path) -> N
         (said,) = done.stderr.strip().splitlines()
         assert f"{folder} is a directory, not a backup file" in said and says in said
     assert "Drevlin" in run_cli("list").stdout
+
+
+def test_remember_and_recall_read_utf16_from_standard_input(home: Path) -> None:
+    """`remember -` and `recall -` refused UTF-16 with a byte order mark (what PowerShell
+    pipes) as binary data, as `import` did; NUL bytes without a mark are still refused."""
+    note = "The Quenbrook mirror syncs every six hours."
+    done = run_cli("remember", "-", input=note.encode("utf-16"))
+    assert done.returncode == 0, done.stderr
+    assert "Quenbrook mirror syncs" in run_cli("list").stdout
+    asked = run_cli("recall", "-", input="how often does Quenbrook sync?".encode("utf-16"))
+    assert asked.returncode == 0, asked.stderr
+    assert "Quenbrook mirror syncs" in asked.stdout
+    refused = run_cli("remember", "-", input=b"w\x00e\x00 \x00s\x00h\x00i\x00p\x00")
+    assert refused.returncode != 0
+    assert refused.stderr.strip().splitlines() == [
+        "memctl: error: standard input holds binary data, not text"
+    ]
