@@ -213,6 +213,8 @@ class Run:
     # the query without its names (fuse.name_alone): its vector's scores, once embedded
     unnamed: Scores | None = None
     unnamed_embedded: bool = False
+    # the query's well-known names no candidate says more of the query about (fuse.unasked_names)
+    unasked: frozenset[str] = frozenset()
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     # the query's names most memories mention: the vector legs embed the query without them
     common_names: frozenset[str] = frozenset()

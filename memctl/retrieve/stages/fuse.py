@@ -533,23 +533,63 @@ def name_alone(run: Run, candidate: Candidate) -> str | None:
     of the vocabulary standing for one) and is far in meaning from the query without its
     names (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
     names = {n for n in run.query.names if n != n.upper()} - run.anchors
-    if not names:
+    if not names and not run.unasked:
         return None
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    known = next((name for name in sorted(run.unasked) if name_pattern(name).search(text)), None)
     held = next((name for name in sorted(names) if name_pattern(name).search(text)), None)
-    if held is None:
+    if known is None and held is None:
         return None
+    others = other_words(run)
+    if not others or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
+        return None  # "Who is Nadia Okafor?" asks about the name itself
+    if known is not None:
+        return known  # no memory holding it says anything of the rest (unasked_names)
+    rest = unnamed_similarity(run, candidate)
+    return held if rest is not None and rest < UNNAMED_FLOOR else None
+
+
+def other_words(run: Run) -> list[str]:
+    """The query's content words that are no part of a name it writes."""
     in_names = {
         part.lower()
         for name in run.query.names
         for word in WORD.findall(name)
         for part in (word, *split_identifier(word))
     }
-    others = [w for w in run.word_weights if w.lower() not in in_names]
-    if not others or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
-        return None  # "Who is Nadia Okafor?" asks about the name itself
-    rest = unnamed_similarity(run, candidate, frozenset(names))
-    return held if rest is not None and rest < UNNAMED_FLOOR else None
+    return [w for w in run.word_weights if w.lower() not in in_names]
+
+
+def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
+    """The query's names the store knows well (``anchors``) of which no candidate holding
+    one says anything else the query asks: none holds another word of the query (as
+    ``coverage`` counts them), and none is within ``UNNAMED_FLOOR`` in meaning of the query
+    without its names ("what is Tidepool's logo colour?" beside the five memories of
+    Tidepool in the Quick start's store). The store knows the name, not what is asked of
+    it, so the names rule stands for none of them (``name_alone``). One candidate that says
+    more of it keeps every memory of the name clear by that rule ("What is Caroline's
+    identity?"). A session message meets the rest only by its words (its closeness in
+    meaning never labels it); a memory with no vector to compare, always."""
+    if not run.anchors:
+        return frozenset()
+    others = other_words(run)
+    if not others:
+        return frozenset()
+    unasked = set(run.anchors)
+    for candidate in candidates:
+        text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+        held = {name for name in unasked if name_pattern(name).search(text)}
+        if not held:
+            continue
+        if holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
+            unasked -= held
+        elif not candidate.is_message:
+            rest = unnamed_similarity(run, candidate)
+            if rest is None or rest >= UNNAMED_FLOOR:
+                unasked -= held
+        if not unasked:
+            break
+    return frozenset(unasked)
 
 
 def holds_any(run: Run, text: str, words: list[str]) -> bool:
@@ -567,13 +607,14 @@ def holds_any(run: Run, text: str, words: list[str]) -> bool:
     )
 
 
-def unnamed_similarity(run: Run, candidate: Candidate, names: frozenset[str]) -> float | None:
-    """The memory's cosine to the query with ``names`` left out, embedded once a run (None:
-    no vector to compare)."""
+def unnamed_similarity(run: Run, candidate: Candidate) -> float | None:
+    """The memory's cosine to the query with its names left out (those written capitalised,
+    not in capitals only), embedded once a run (None: no vector to compare)."""
     if run.index is None or candidate.is_message:
         return None
     if not run.unnamed_embedded:
         run.unnamed_embedded = True
+        names = frozenset(n for n in run.query.names if n != n.upper())
         text = without_names(run.query.text, names)
         if text != run.query.text and run.scores is not None:
             from memctl.store.vector_query import Scores
@@ -938,6 +979,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     crowd = crowd_cosine(run)
     elsewhere = abroad(run, candidates)
     run.meaningless = meaningless(run) if run.scores is not None else ""
+    run.unasked = unasked_names(run, candidates)
     judged = [
         (
             c,
