@@ -59,7 +59,9 @@ created inside a time the query names.
   about more and the memory,
   far in meaning from the rest of it, holds none of its other words (``name_alone``):
   "What is Nadia Okafor's phone number?" beside "Nadia Okafor owns the billing service".
-  The store knows the name, not what is asked of it.
+  The store knows the name, not what is asked of it. Nor for one whose name the store
+  knows well, when no candidate holding that name says more of the query
+  (``unasked_names``): "what is Tidepool's logo colour?".
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded, an untranslated query
@@ -525,13 +527,14 @@ def name_alone(run: Run, candidate: Candidate) -> str | None:
     billing service" (its cosine, 0.6, is the name's). The store knows who the query names,
     not what it asks of them (docs/benchmarks.md, "Questions naming what the store knows").
     A name is written capitalised, not in capitals only (as for ``anchors``: "CLI", "PR"
-    are as often a topic), and fewer than ``anchor_memories`` memories mention it: one the
-    store knows well is left to the names rule (counting those too, LoCoMo's tune half and
-    its adversarial questions lost a question each, and the per-prompt block one; so
-    "Tidepool", in 5 of the Quick start's 15 memories, still makes them clear). The memory
+    are as often a topic), and fewer than ``anchor_memories`` memories mention it, or one
+    the store knows well that no candidate says more of the query about
+    (``unasked_names``: counting every well-known name, LoCoMo's tune half and its
+    adversarial questions lost a question each, and the per-prompt block one). The memory
     holds none of the query's other words (as ``coverage`` counts them: a stem, or a word
-    of the vocabulary standing for one) and is far in meaning from the query without its
-    names (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
+    of the vocabulary standing for one) and, for a rare name, is far in meaning from the
+    query without its names (``UNNAMED_FLOOR``; a candidate with no stored vector, a
+    session message, never)."""
     names = {n for n in run.query.names if n != n.upper()} - run.anchors
     if not names and not run.unasked:
         return None
@@ -545,7 +548,7 @@ def name_alone(run: Run, candidate: Candidate) -> str | None:
         return None  # "Who is Nadia Okafor?" asks about the name itself
     if known is not None:
         return known  # no memory holding it says anything of the rest (unasked_names)
-    rest = unnamed_similarity(run, candidate)
+    rest = unnamed_similarity(run, candidate, frozenset(names))
     return held if rest is not None and rest < UNNAMED_FLOOR else None
 
 
@@ -565,8 +568,10 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
     one says anything else the query asks: none holds another word of the query (as
     ``coverage`` counts them), and none is within ``UNNAMED_FLOOR`` in meaning of the query
     without its names ("what is Tidepool's logo colour?" beside the five memories of
-    Tidepool in the Quick start's store). The store knows the name, not what is asked of
-    it, so the names rule stands for none of them (``name_alone``). One candidate that says
+    Tidepool in the Quick start's store), and none holds a second of the query's names
+    ("When did Maria get Coco?": the two together are what it asks about). The store
+    knows the name, not what is asked of it, so the names rule stands for none of them
+    (``name_alone``). One candidate that says
     more of it keeps every memory of the name clear by that rule ("What is Caroline's
     identity?"). A session message meets the rest only by its words (its closeness in
     meaning never labels it); a memory with no vector to compare, always."""
@@ -576,15 +581,16 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
     if not others:
         return frozenset()
     unasked = set(run.anchors)
+    named = frozenset(n for n in run.query.names if n != n.upper())
     for candidate in candidates:
         text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
-        held = {name for name in unasked if name_pattern(name).search(text)}
-        if not held:
+        held = {name for name in named if name_pattern(name).search(text)}
+        if not held & unasked:
             continue
-        if holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
-            unasked -= held
+        if len(held) > 1 or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
+            unasked -= held  # two of its names together say more of it than either
         elif not candidate.is_message:
-            rest = unnamed_similarity(run, candidate)
+            rest = unnamed_similarity(run, candidate, named)
             if rest is None or rest >= UNNAMED_FLOOR:
                 unasked -= held
         if not unasked:
@@ -607,25 +613,25 @@ def holds_any(run: Run, text: str, words: list[str]) -> bool:
     )
 
 
-def unnamed_similarity(run: Run, candidate: Candidate) -> float | None:
-    """The memory's cosine to the query with its names left out (those written capitalised,
-    not in capitals only), embedded once a run (None: no vector to compare)."""
+def unnamed_similarity(run: Run, candidate: Candidate, names: frozenset[str]) -> float | None:
+    """The memory's cosine to the query with ``names`` left out, each text embedded once a
+    run (None: no vector to compare)."""
     if run.index is None or candidate.is_message:
         return None
-    if not run.unnamed_embedded:
-        run.unnamed_embedded = True
-        names = frozenset(n for n in run.query.names if n != n.upper())
+    if names not in run.unnamed:
+        run.unnamed[names] = None
         text = without_names(run.query.text, names)
         if text != run.query.text and run.scores is not None:
             from memctl.store.vector_query import Scores
 
             (vector,) = run.ctx.embedder.embed([text])
-            run.unnamed = Scores(run.index, vector)
-    if run.unnamed is None:
+            run.unnamed[names] = Scores(run.index, vector)
+    scores = run.unnamed[names]
+    if scores is None:
         return None
     from memctl.store.vector_query import similarities_of
 
-    return similarities_of(run.index, run.unnamed, [candidate.id]).get(candidate.id)
+    return similarities_of(run.index, scores, [candidate.id]).get(candidate.id)
 
 
 @functools.lru_cache(maxsize=256)
