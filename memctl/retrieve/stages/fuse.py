@@ -568,8 +568,9 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
     one says anything else the query asks: none holds another word of the query (as
     ``coverage`` counts them), and none is within ``UNNAMED_FLOOR`` in meaning of the query
     without its names ("what is Tidepool's logo colour?" beside the five memories of
-    Tidepool in the Quick start's store), and none holds a second of the query's names
-    ("When did Maria get Coco?": the two together are what it asks about). The store
+    Tidepool in the Quick start's store), and none holds another of the query's names, or
+    a word of one ("When did Maria get Coco?", "Which Python release ended up on the
+    Windows PC?": the two together are what it asks about). The store
     knows the name, not what is asked of it, so the names rule stands for none of them
     (``name_alone``). One candidate that says
     more of it keeps every memory of the name clear by that rule ("What is Caroline's
@@ -587,11 +588,14 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
         held = {name for name in named if name_pattern(name).search(text)}
         if not held & unasked:
             continue
-        if len(held) > 1 or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
-            unasked -= held  # two of its names together say more of it than either
+        # another of the query's names, or a word of one ("Windows" of "the Windows PC"),
+        # says more of it: the two together are what it asks about
+        rest = [*others, *(w for name in named - held for w in WORD.findall(name))]
+        if holds_any(run, f"{own_words(candidate.memory.content)} {text}", rest):
+            unasked -= held
         elif not candidate.is_message:
-            rest = unnamed_similarity(run, candidate, named)
-            if rest is None or rest >= UNNAMED_FLOOR:
+            cosine = unnamed_similarity(run, candidate, named)
+            if cosine is None or cosine >= UNNAMED_FLOOR:
                 unasked -= held
         if not unasked:
             break
