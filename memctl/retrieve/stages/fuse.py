@@ -570,12 +570,12 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
     without its names ("what is Tidepool's logo colour?" beside the five memories of
     Tidepool in the Quick start's store), and none holds another of the query's names, or
     a word of one ("When did Maria get Coco?", "Which Python release ended up on the
-    Windows PC?": the two together are what it asks about). The store
-    knows the name, not what is asked of it, so the names rule stands for none of them
-    (``name_alone``). One candidate that says
-    more of it keeps every memory of the name clear by that rule ("What is Caroline's
-    identity?"). A session message meets the rest only by its words (its closeness in
-    meaning never labels it); a memory with no vector to compare, always."""
+    Windows PC?": the two together are what it asks about). The store knows the name, not
+    what is asked of it, so the names rule stands for none of them (``name_alone``). One
+    candidate that says more of it keeps every memory of the name clear by that rule
+    ("What is Caroline's identity?"). A session message meets the rest only by its words
+    (its closeness in meaning never labels it); a memory with no vector to compare,
+    always."""
     if not run.anchors:
         return frozenset()
     others = other_words(run)
@@ -591,7 +591,7 @@ def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
         # another of the query's names, or a word of one ("Windows" of "the Windows PC"),
         # says more of it: the two together are what it asks about
         rest = [*others, *(w for name in named - held for w in WORD.findall(name))]
-        if holds_any(run, f"{own_words(candidate.memory.content)} {text}", rest):
+        if len(held) > 1 or holds_any(run, f"{own_words(candidate.memory.content)} {text}", rest):
             unasked -= held
         elif not candidate.is_message:
             cosine = unnamed_similarity(run, candidate, named)
