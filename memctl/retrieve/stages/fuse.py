@@ -625,7 +625,9 @@ def unnamed_similarity(run: Run, candidate: Candidate, names: frozenset[str]) ->
     if names not in run.unnamed:
         run.unnamed[names] = None
         text = without_names(run.query.text, names)
-        if text != run.query.text and run.scores is not None:
+        if run.asked is not None and text == without_names(run.query.text, run.common_names):
+            run.unnamed[names] = run.scores  # the vector legs searched this text already
+        elif text != run.query.text and run.scores is not None:
             from memctl.store.vector_query import Scores
 
             (vector,) = run.ctx.embedder.embed([text])
