@@ -221,9 +221,11 @@ class Run:
     # matches and provenance ask again for candidates fuse measured)
     shares: dict[str, float] = field(default_factory=dict)
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
-    # the query without its names (fuse.name_alone): its vector's scores, once embedded
-    unnamed: Scores | None = None
-    unnamed_embedded: bool = False
+    # the query without some of its names (fuse.name_alone): its vector's scores, each
+    # embedded once a run (None: nothing left out, or no vector)
+    unnamed: dict[frozenset[str], Scores | None] = field(default_factory=dict)
+    # the query's well-known names no candidate says more of the query about (fuse.unasked_names)
+    unasked: frozenset[str] = frozenset()
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     # the query's names most memories mention: the vector legs embed the query without them
     common_names: frozenset[str] = frozenset()

@@ -45,3 +45,18 @@ def test_a_name_the_store_knows_is_no_clear_answer_to_what_no_memory_says(
     assert _about(_labels(quick_start, "how does Tidepool deploy?"), "make release") == "clear"
     reviews = _labels(quick_start, "who reviews Sam's pull requests?")
     assert _about(reviews, "Sam prefers small pull requests") == "clear"
+
+
+def test_a_name_many_memories_mention_is_no_clear_answer_when_none_says_what_is_asked(
+    quick_start: Context,
+) -> None:
+    # five of the fifteen memories name Tidepool, and none says anything of a logo
+    question = "what is Tidepool's logo colour?"
+    assert "clear" not in _labels(quick_start, question).values()
+    found = recall(quick_start, question, touch=False)
+    engineer = next(r for r in found.results if "backend engineer" in r.memory.content)
+    assert "holds Tidepool and none of the query's other words" in engineer.match_why
+    # one memory of Tidepool that says what is asked keeps the names rule for every one
+    rotation = _labels(quick_start, "when does Tidepool's on-call rotate?")
+    assert _about(rotation, "On-call rotates weekly") == "clear"
+    assert _about(rotation, "backend engineer on Tidepool") == "clear"

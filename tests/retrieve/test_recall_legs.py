@@ -139,11 +139,16 @@ def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm
     assert embedded == ["Which programming languages does code in?", asked]
     # no memory holds another of its words: BM25 on "Priya" alone would rank by length
     assert not any("bm25" in r.ranks for r in found.results)
-    # the name still makes its memories clear
-    assert {r.memory.content for r in found.results if r.clear} == set(PRIYA[:4])
+    # each of its memories is found; the fake model reads no meaning, so none says anything
+    # of languages, and the name alone makes none clear (fuse.unasked_names; with the real
+    # model "at home I mostly write Rust" does, and all four are clear)
+    assert {r.memory.content for r in found.results} >= set(PRIYA[:4])
+    assert not any(r.clear for r in found.results)
     embedded.clear()
     found = recall(ctx, "what did Priya review?", touch=False)
     assert embedded == ["what did review?", "what did Priya review?"]
     # another word is in the store: BM25 searches every word, the name too
     by_words = {r.memory.content for r in found.results if "bm25" in r.ranks}
     assert by_words == set(PRIYA[:4])
+    # two of them say "review": the name makes every one of its memories clear
+    assert {r.memory.content for r in found.results if r.clear} == set(PRIYA[:4])

@@ -59,7 +59,9 @@ created inside a time the query names.
   about more and the memory,
   far in meaning from the rest of it, holds none of its other words (``name_alone``):
   "What is Nadia Okafor's phone number?" beside "Nadia Okafor owns the billing service".
-  The store knows the name, not what is asked of it.
+  The store knows the name, not what is asked of it. Nor for one whose name the store
+  knows well, when no candidate holding that name says more of the query
+  (``unasked_names``): "what is Tidepool's logo colour?".
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded, an untranslated query
@@ -525,31 +527,79 @@ def name_alone(run: Run, candidate: Candidate) -> str | None:
     billing service" (its cosine, 0.6, is the name's). The store knows who the query names,
     not what it asks of them (docs/benchmarks.md, "Questions naming what the store knows").
     A name is written capitalised, not in capitals only (as for ``anchors``: "CLI", "PR"
-    are as often a topic), and fewer than ``anchor_memories`` memories mention it: one the
-    store knows well is left to the names rule (counting those too, LoCoMo's tune half and
-    its adversarial questions lost a question each, and the per-prompt block one; so
-    "Tidepool", in 5 of the Quick start's 15 memories, still makes them clear). The memory
+    are as often a topic), and fewer than ``anchor_memories`` memories mention it, or one
+    the store knows well that no candidate says more of the query about
+    (``unasked_names``: counting every well-known name, LoCoMo's tune half and its
+    adversarial questions lost a question each, and the per-prompt block one). The memory
     holds none of the query's other words (as ``coverage`` counts them: a stem, or a word
-    of the vocabulary standing for one) and is far in meaning from the query without its
-    names (``UNNAMED_FLOOR``; a candidate with no stored vector, a session message, never)."""
+    of the vocabulary standing for one) and, for a rare name, is far in meaning from the
+    query without its names (``UNNAMED_FLOOR``; a candidate with no stored vector, a
+    session message, never)."""
     names = {n for n in run.query.names if n != n.upper()} - run.anchors
-    if not names:
+    if not names and not run.unasked:
         return None
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    known = next((name for name in sorted(run.unasked) if name_pattern(name).search(text)), None)
     held = next((name for name in sorted(names) if name_pattern(name).search(text)), None)
-    if held is None:
+    if known is None and held is None:
         return None
+    others = other_words(run)
+    if not others or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
+        return None  # "Who is Nadia Okafor?" asks about the name itself
+    if known is not None:
+        return known  # no memory holding it says anything of the rest (unasked_names)
+    rest = unnamed_similarity(run, candidate, frozenset(names))
+    return held if rest is not None and rest < UNNAMED_FLOOR else None
+
+
+def other_words(run: Run) -> list[str]:
+    """The query's content words that are no part of a name it writes."""
     in_names = {
         part.lower()
         for name in run.query.names
         for word in WORD.findall(name)
         for part in (word, *split_identifier(word))
     }
-    others = [w for w in run.word_weights if w.lower() not in in_names]
-    if not others or holds_any(run, f"{own_words(candidate.memory.content)} {text}", others):
-        return None  # "Who is Nadia Okafor?" asks about the name itself
-    rest = unnamed_similarity(run, candidate, frozenset(names))
-    return held if rest is not None and rest < UNNAMED_FLOOR else None
+    return [w for w in run.word_weights if w.lower() not in in_names]
+
+
+def unasked_names(run: Run, candidates: list[Candidate]) -> frozenset[str]:
+    """The query's names the store knows well (``anchors``) of which no candidate holding
+    one says anything else the query asks: none holds another word of the query (as
+    ``coverage`` counts them), and none is within ``UNNAMED_FLOOR`` in meaning of the query
+    without its names ("what is Tidepool's logo colour?" beside the five memories of
+    Tidepool in the Quick start's store), and none holds another of the query's names, or
+    a word of one ("When did Maria get Coco?", "Which Python release ended up on the
+    Windows PC?": the two together are what it asks about). The store knows the name, not
+    what is asked of it, so the names rule stands for none of them (``name_alone``). One
+    candidate that says more of it keeps every memory of the name clear by that rule
+    ("What is Caroline's identity?"). A session message meets the rest only by its words
+    (its closeness in meaning never labels it); a memory with no vector to compare,
+    always."""
+    if not run.anchors:
+        return frozenset()
+    others = other_words(run)
+    if not others:
+        return frozenset()
+    unasked = set(run.anchors)
+    named = frozenset(n for n in run.query.names if n != n.upper())
+    for candidate in candidates:
+        text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+        held = {name for name in named if name_pattern(name).search(text)}
+        if not held & unasked:
+            continue
+        # another of the query's names, or a word of one ("Windows" of "the Windows PC"),
+        # says more of it: the two together are what it asks about
+        rest = [*others, *(w for name in named - held for w in WORD.findall(name))]
+        if len(held) > 1 or holds_any(run, f"{own_words(candidate.memory.content)} {text}", rest):
+            unasked -= held
+        elif not candidate.is_message:
+            cosine = unnamed_similarity(run, candidate, named)
+            if cosine is None or cosine >= UNNAMED_FLOOR:
+                unasked -= held
+        if not unasked:
+            break
+    return frozenset(unasked)
 
 
 def holds_any(run: Run, text: str, words: list[str]) -> bool:
@@ -568,23 +618,26 @@ def holds_any(run: Run, text: str, words: list[str]) -> bool:
 
 
 def unnamed_similarity(run: Run, candidate: Candidate, names: frozenset[str]) -> float | None:
-    """The memory's cosine to the query with ``names`` left out, embedded once a run (None:
-    no vector to compare)."""
+    """The memory's cosine to the query with ``names`` left out, each text embedded once a
+    run (None: no vector to compare)."""
     if run.index is None or candidate.is_message:
         return None
-    if not run.unnamed_embedded:
-        run.unnamed_embedded = True
+    if names not in run.unnamed:
+        run.unnamed[names] = None
         text = without_names(run.query.text, names)
-        if text != run.query.text and run.scores is not None:
+        if run.asked is not None and text == without_names(run.query.text, run.common_names):
+            run.unnamed[names] = run.scores  # the vector legs searched this text already
+        elif text != run.query.text and run.scores is not None:
             from memctl.store.vector_query import Scores
 
             (vector,) = run.ctx.embedder.embed([text])
-            run.unnamed = Scores(run.index, vector)
-    if run.unnamed is None:
+            run.unnamed[names] = Scores(run.index, vector)
+    scores = run.unnamed[names]
+    if scores is None:
         return None
     from memctl.store.vector_query import similarities_of
 
-    return similarities_of(run.index, run.unnamed, [candidate.id]).get(candidate.id)
+    return similarities_of(run.index, scores, [candidate.id]).get(candidate.id)
 
 
 @functools.lru_cache(maxsize=256)
@@ -938,6 +991,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     crowd = crowd_cosine(run)
     elsewhere = abroad(run, candidates)
     run.meaningless = meaningless(run) if run.scores is not None else ""
+    run.unasked = unasked_names(run, candidates)
     judged = [
         (
             c,
