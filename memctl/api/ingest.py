@@ -21,6 +21,7 @@ from memctl.imports import STRATEGIES as STRATEGIES  # import --strategy
 from memctl.ingest.capture import capture
 from memctl.ingest.capture_report import MODES, Captured, CaptureReport, IngestOptions
 from memctl.ingest.read_marks import Opened, open_transcript, pass_over, unchanged
+from memctl.ingest.source import wide_codec as wide_codec  # remember - and recall -
 from memctl.memories.privacy import secret_in_id
 
 if TYPE_CHECKING:

@@ -309,7 +309,7 @@ def _stdin_text(what: str, limit: int) -> str:
     data = sys.stdin.buffer.read(4 * limit + 4)  # at most 4 bytes a character, and 1 more
     codec = None
     if b"\x00" in data:  # text with a UTF-16/32 byte order mark (PowerShell's pipe) has NULs
-        from memctl.ingest.source import wide_codec
+        from memctl.api.ingest import wide_codec
 
         codec = wide_codec(data)
         if codec is None:
