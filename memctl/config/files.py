@@ -58,13 +58,14 @@ def create_private(path: Path) -> BinaryIO:
     return os.fdopen(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb")
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (0600) all at once: a reader sees the old file or the new."""
+def write_private(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (a text in UTF-8) to ``path`` (0600) all at once: a reader sees the
+    old file or the new."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data.encode() if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(partial, path)

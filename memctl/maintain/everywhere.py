@@ -365,24 +365,9 @@ def rewrite_file_backups(home: Path, values: list[str], mark: str) -> list[str]:
         for form in sorted(forms, key=len, reverse=True):
             new = new.replace(form, mark.encode("utf-8"))
         if new != data:
-            _write_bytes_private(copy, new)
+            write_private(copy, new)
             rewritten.append(str(copy.relative_to(home)))
     return rewritten
-
-
-def _write_bytes_private(path: Path, data: bytes) -> None:
-    """``path`` holding ``data`` (0600), whole or not at all."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 # Beside a log rewritten in place, its new text whole (``.NAME.log.rewrite``) until the

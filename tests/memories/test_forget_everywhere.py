@@ -312,6 +312,20 @@ def _objects_holding(git_dir: Path, needle: str) -> bool:
     return needle.encode() in done.stdout
 
 
+def _three_shared(at_home: tuple[str, ...]) -> dict[str, str]:
+    """Three promoted memories, by what the test does with each: redacted, deleted, kept."""
+    made = {
+        name: json.loads(_ok(*at_home, "remember", text, "--json"))["id"]
+        for name, text in {
+            "redacted": f"the vault combination is {WORD}",
+            "deleted": "the Velmorafinch contract renewal is due in March",
+            "kept": OTHER,
+        }.items()
+    }
+    _ok(*at_home, "promote", *made.values())
+    return made
+
+
 def test_text_taken_out_before_a_sync_could_push_it_never_reaches_the_remote(
     tmp_path: Path,
 ) -> None:
@@ -325,15 +339,7 @@ def test_text_taken_out_before_a_sync_could_push_it_never_reaches_the_remote(
     at_home = ("--home", str(home))
     _ok(*at_home, "config", "set", "llm", "none")
     _ok(*at_home, "sync", "init", str(remote))
-    made = {
-        name: json.loads(_ok(*at_home, "remember", text, "--json"))["id"]
-        for name, text in {
-            "redacted": f"the vault combination is {WORD}",
-            "deleted": "the Velmorafinch contract renewal is due in March",
-            "kept": OTHER,
-        }.items()
-    }
-    _ok(*at_home, "promote", *made.values())
+    made = _three_shared(at_home)
     away = remote.rename(tmp_path / "away.git")
     offline = run_cli(*at_home, "sync")
     assert offline.returncode != 0 and "1 commit(s) wait in the clone" in offline.stderr
@@ -367,15 +373,7 @@ def test_text_taken_out_before_the_first_push_never_reaches_an_empty_remote(
     _ok(*at_home, "config", "set", "llm", "none")
     assert run_cli(*at_home, "sync", "init", str(remote)).returncode != 0
     _ok(*at_home, "sync", "init", str(remote))
-    made = {
-        name: json.loads(_ok(*at_home, "remember", text, "--json"))["id"]
-        for name, text in {
-            "redacted": f"the vault combination is {WORD}",
-            "deleted": "the Velmorafinch contract renewal is due in March",
-            "kept": OTHER,
-        }.items()
-    }
-    _ok(*at_home, "promote", *made.values())
+    made = _three_shared(at_home)
     refused = run_cli(*at_home, "sync")
     assert refused.returncode != 0 and "cannot push" in refused.stderr
     clone = home / "sync" / "repo" / ".git"
