@@ -30,6 +30,16 @@ MODERN = {
 HANGING_SDK = "import time\ntime.sleep(3600)\n"  # an `mcp` package whose import never ends
 
 
+def jsonrpc_line(ident: Any, method: str, params: dict[str, Any] | None = None) -> bytes:
+    """A JSON-RPC request (a notification when ``ident`` is None) as one line."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if ident is not None:
+        message["id"] = ident
+    if params is not None:
+        message["params"] = params
+    return (json.dumps(message) + "\n").encode()
+
+
 class Server:
     """``memctl mcp`` over its pipes, one JSON line each way."""
 
@@ -49,13 +59,8 @@ class Server:
         )
 
     def send(self, ident: Any, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if ident is not None:
-            message["id"] = ident
-        if params is not None:
-            message["params"] = params
         assert self.process.stdin is not None
-        self.process.stdin.write((json.dumps(message) + "\n").encode())
+        self.process.stdin.write(jsonrpc_line(ident, method, params))
         self.process.stdin.flush()
 
     def answer(self) -> dict[str, Any]:

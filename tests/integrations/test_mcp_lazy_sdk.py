@@ -19,7 +19,13 @@ from typing import Any
 
 import pytest
 
-from tests.integrations.test_mcp_front_search import FACT, HANDSHAKE, remembered, stored
+from tests.integrations.test_mcp_front_search import (
+    FACT,
+    HANDSHAKE,
+    jsonrpc_line,
+    remembered,
+    stored,
+)
 
 __all__ = ["remembered", "stored"]  # the fixtures, for pytest
 pytestmark = pytest.mark.fresh  # a fork server's process has the SDK loaded already
@@ -57,12 +63,7 @@ class Session:
                 self.reader = self.process.stdout
 
     def send(self, ident: Any, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if ident is not None:
-            message["id"] = ident
-        if params is not None:
-            message["params"] = params
-        data = (json.dumps(message) + "\n").encode()
+        data = jsonrpc_line(ident, method, params)
         if self.sock is not None:
             self.sock.sendall(data)
         else:
