@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -68,24 +70,32 @@ async def session(home: Path, env: dict[str, str], pause: float) -> tuple[float,
     return times[0], times[1]
 
 
+@contextmanager
+def home_with_facts(prefix: str) -> Iterator[Path]:
+    """A new data directory holding FACTS, its resident recall process running (as the
+    session-start hook leaves one); stopped and removed after."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        home = Path(tmp) / "home"
+        for fact in FACTS:
+            memctl(home, "-c", "recall.resident=off", "remember", fact)
+        memctl(home, "daemon", "start")
+        try:
+            yield home
+        finally:
+            memctl(home, "daemon", "stop")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pause", type=float, default=0.0, help="seconds before the first")
     args = parser.parse_args()
     runs = args.runs
-    with tempfile.TemporaryDirectory(prefix="memctl-mcp-bench-") as tmp:
-        home = Path(tmp) / "home"
-        for fact in FACTS:
-            memctl(home, "-c", "recall.resident=off", "remember", fact)
-        memctl(home, "daemon", "start")
-        try:
-            seen: dict[str, list[tuple[float, float]]] = {name: [] for name in SETUPS}
-            for _ in range(runs):
-                for name, env in SETUPS.items():
-                    seen[name].append(anyio.run(session, home, env, args.pause))
-        finally:
-            memctl(home, "daemon", "stop")
+    with home_with_facts("memctl-mcp-bench-") as home:
+        seen: dict[str, list[tuple[float, float]]] = {name: [] for name in SETUPS}
+        for _ in range(runs):
+            for name, env in SETUPS.items():
+                seen[name].append(anyio.run(session, home, env, args.pause))
     load = os.getloadavg()[0]
     print(f"{runs} MCP sessions each, {args.pause:g} s pause; load {load:.2f} at the end")
     print(f"{'set-up':<12} {'first p50':>10} {'first max':>10} {'second p50':>11}")

@@ -28,12 +28,11 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.mcp_first_search import ENV, FACTS, memctl
+from benchmarks.mcp_first_search import ENV, home_with_facts
 
 HANDSHAKE = {
     "protocolVersion": "2025-06-18",
@@ -130,23 +129,16 @@ def main() -> None:
     args = parser.parse_args()
     kinds = [(way, store) for way in ("pipes", "socket") for store in (False, True)]
     seen: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="memctl-mcp-cpu-") as tmp:
-        home = Path(tmp) / "home"
-        for fact in FACTS:
-            memctl(home, "-c", "recall.resident=off", "remember", fact)
-        memctl(home, "daemon", "start")
-        try:
-            session(home, "pipes", None)  # the first start keeps the SDK's answers
-            for run in range(args.runs):
-                for way, store in kinds:
-                    name = f"{way}, {'+ store' if store else 'search'}"
-                    cpu, wall, waited = session(home, way, run * 10 + len(seen) if store else None)
-                    seen.setdefault(f"{name}: CPU s", []).append(cpu)
-                    seen.setdefault(f"{name}: wall s", []).append(wall)
-                    if waited is not None:
-                        seen.setdefault(f"{name}: store wait s", []).append(waited)
-        finally:
-            memctl(home, "daemon", "stop")
+    with home_with_facts("memctl-mcp-cpu-") as home:
+        session(home, "pipes", None)  # the first start keeps the SDK's answers
+        for run in range(args.runs):
+            for way, store in kinds:
+                name = f"{way}, {'+ store' if store else 'search'}"
+                cpu, wall, waited = session(home, way, run * 10 + len(seen) if store else None)
+                seen.setdefault(f"{name}: CPU s", []).append(cpu)
+                seen.setdefault(f"{name}: wall s", []).append(wall)
+                if waited is not None:
+                    seen.setdefault(f"{name}: store wait s", []).append(waited)
     load = os.getloadavg()[0]
     print(f"{args.runs} sessions of each kind; load {load:.2f} at the end")
     print(f"{'':<28} {'median':>8} {'max':>8}")
