@@ -230,7 +230,12 @@ def _undo_entry(run: Path, entry: dict[str, Any], force: bool, report: UndoRepor
                 break
         report.removed.append(str(path))
     else:
-        write_atomic(path, (run / entry["backup"]).read_bytes())
+        try:
+            kept = (run / entry["backup"]).read_bytes()
+        except OSError:  # the backup is gone: memctl's part is taken out instead
+            report.left.append(str(path))
+            return False
+        write_atomic(path, kept)
         report.restored.append(str(path))
     return True
 
@@ -247,11 +252,12 @@ def _undo_changes(
     if current is None:  # taken away since: nothing of memctl's left in it
         report.left.append(str(path))
         return False
-    patch = json.loads((run / entry["backup"]).read_text(encoding="utf-8"))
     unchanged = sha256(current) == entry["written"]
     try:
+        patch = json.loads((run / entry["backup"]).read_text(encoding="utf-8"))
         back = patches.undo(path, current, patch, unchanged, force)
-    except (patches.Conflict, formats.MalformedConfig):
+    except (OSError, ValueError, KeyError, TypeError, patches.Conflict, formats.MalformedConfig):
+        # a conflict, or a backup gone or damaged: memctl's part is taken out instead
         report.left.append(str(path))
         return False
     if back != current:

@@ -127,3 +127,24 @@ def test_a_whole_file_backup_of_the_previous_version_still_undoes(
     memctl(user, tmp_path, "init", "--undo")
     assert (user / ".claude.json").read_bytes() == original
     assert json.loads((run / "manifest.json").read_text())["entries"][0]["undone"] is True
+
+
+def test_an_undo_with_a_damaged_backup_takes_memctls_part_out_and_keeps_the_rest(
+    home: Path, tmp_path: Path
+) -> None:
+    """A backup of memctl's keys made unreadable (a disk error, an edit by hand) ended
+    `init --undo` with "internal error: JSONDecodeError"; now memctl's entry is taken out
+    of the file as it stands, the user's prompt kept."""
+    user = user_home(tmp_path)
+    memctl(user, tmp_path, "init")
+    (backup,) = [
+        p
+        for p in home.glob("backups/*/*.bak")
+        if b'"ops"' in p.read_bytes() and b"mcpServers" in p.read_bytes()
+    ]
+    backup.write_text("garbage{")
+    done = memctl(user, tmp_path, "init", "--undo")
+    assert "internal error" not in done.stdout + done.stderr
+    doc = json.loads((user / ".claude.json").read_text())
+    assert "memctl" not in doc.get("mcpServers", {})
+    assert PROMPT in (user / ".claude.json").read_text()
